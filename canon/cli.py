@@ -1,0 +1,78 @@
+"""The `canon` command line. Exit codes: 0 success, 1 a run or check failed,
+2 bad configuration or input (the message names the file and the reason)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Callable
+
+from canon.dates import parse_as_of
+from canon.errors import CanonInputError, CanonRunError
+from canon.responses import Response
+
+
+def _print_response(resp: Response, as_json: bool) -> None:
+    data = resp.to_json_dict()
+    if as_json:
+        print(json.dumps(data, indent=2, default=str))
+        return
+    print(f"[{data['action']}] {data['answer']}")
+    for ev in data["evidence"]:
+        print(f"  - {ev['use']:<10} {ev['doc_id']} (v{ev['version']}, {ev['status']}, {ev['content_hash'][:19]})")
+    for opt in data["options"]:
+        print(f"  ? {opt}")
+    if data.get("lineage"):
+        for e in data["lineage"]["edges"]:
+            print(f"    {e['parent']} -> {e['child']}")
+
+
+def _object_command(args: argparse.Namespace, fn_name: str) -> int:
+    from canon import resolve as resolve_mod
+    from canon.workspace import Workspace
+
+    ws = Workspace.open(read_only=True)
+    try:
+        docs, policy = ws.documents(), ws.policy()
+        day = parse_as_of(args.as_of)
+        if fn_name == "lineage":
+            resp = resolve_mod.lineage(ws.con, docs, args.object_id, day, args.role, policy)
+        else:
+            resp = resolve_mod.resolve(docs, args.object_id, day, args.role, policy)
+    finally:
+        ws.close()
+    _print_response(resp, args.json)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="canon", description="Governed answers over analytical documentation.")
+    sub = p.add_subparsers(dest="command", required=True)
+    for name, help_ in (("resolve", "the governing revision of an object for a date"),
+                        ("lineage", "the implementing model version and its upstream raw sources")):
+        sp = sub.add_parser(name, help=help_)
+        sp.add_argument("object_id")
+        sp.add_argument("--as-of", dest="as_of")
+        sp.add_argument("--role", required=True)
+        sp.add_argument("--json", action="store_true")
+        sp.set_defaults(handler=lambda a, n=name: _object_command(a, n))
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except CanonInputError as exc:
+        print(f"canon: error: {exc}", file=sys.stderr)
+        return 2
+    except CanonRunError as exc:
+        print(f"canon: failed: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

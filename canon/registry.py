@@ -1,0 +1,316 @@
+"""The evidence registry in DuckDB: documents (one row per doc_id, its current
+revision), their version history, the quarantine, and the effective-time
+`definitions` table with its `definitions_as_of(d)` table macro.
+
+Every write happens in one transaction, so a failure leaves what was already
+published untouched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import duckdb
+
+from canon.ids import doc_version as make_doc_version
+from canon.models import Document
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id VARCHAR PRIMARY KEY,
+    doc_version VARCHAR NOT NULL,
+    object_id VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    title VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,
+    authority INTEGER NOT NULL,
+    version VARCHAR NOT NULL,
+    valid_from DATE NOT NULL,
+    valid_to DATE,
+    allowed_roles VARCHAR[] NOT NULL,
+    supersedes VARCHAR,
+    content_hash VARCHAR NOT NULL,
+    text VARCHAR NOT NULL,
+    source_uri VARCHAR NOT NULL,
+    source_system VARCHAR NOT NULL,
+    source_revision VARCHAR NOT NULL,
+    contract_version VARCHAR NOT NULL,
+    metadata_json VARCHAR NOT NULL,
+    first_seen TIMESTAMP NOT NULL,
+    updated_at TIMESTAMP NOT NULL,
+    deleted_at TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS document_versions (
+    doc_id VARCHAR NOT NULL,
+    doc_version VARCHAR NOT NULL,
+    content_hash VARCHAR NOT NULL,
+    source_uri VARCHAR NOT NULL,
+    contract_version VARCHAR NOT NULL,
+    first_seen TIMESTAMP NOT NULL,
+    run_id VARCHAR NOT NULL,
+    PRIMARY KEY (doc_id, doc_version)
+);
+CREATE TABLE IF NOT EXISTS quarantine (
+    source_uri VARCHAR NOT NULL,
+    doc_id VARCHAR,
+    content_hash VARCHAR NOT NULL,
+    reasons VARCHAR[] NOT NULL,
+    source_system VARCHAR NOT NULL,
+    first_quarantined_at TIMESTAMP NOT NULL,
+    last_seen_at TIMESTAMP NOT NULL,
+    released_at TIMESTAMP,
+    run_id VARCHAR NOT NULL,
+    PRIMARY KEY (source_uri, content_hash)
+);
+CREATE TABLE IF NOT EXISTS settings (
+    key VARCHAR PRIMARY KEY,
+    value VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS definitions (
+    object_id VARCHAR NOT NULL,
+    evidence_id VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    title VARCHAR NOT NULL,
+    version VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,
+    authority INTEGER NOT NULL,
+    valid_from DATE NOT NULL,
+    valid_to DATE,
+    recorded_at TIMESTAMP NOT NULL,
+    supersedes VARCHAR,
+    source_system VARCHAR NOT NULL,
+    source_revision VARCHAR NOT NULL,
+    content_hash VARCHAR NOT NULL,
+    allowed_roles VARCHAR[] NOT NULL,
+    body VARCHAR NOT NULL,
+    metadata_json VARCHAR NOT NULL
+);
+"""
+
+# Half-open business time: valid_from inclusive, valid_to exclusive, NULL = open.
+AS_OF_MACRO = """
+CREATE OR REPLACE MACRO definitions_as_of(d) AS TABLE
+    SELECT * FROM definitions
+    WHERE valid_from <= CAST(d AS DATE) AND (valid_to IS NULL OR CAST(d AS DATE) < valid_to)
+"""
+
+
+def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    path = Path(path)
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path), read_only=read_only)
+    if not read_only:
+        ensure_schema(con)
+    return con
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(SCHEMA)
+    con.execute(AS_OF_MACRO)
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def version_of(doc: Document) -> str:
+    return make_doc_version(doc.doc_id, doc.text.encode("utf-8"))
+
+
+@dataclass
+class RegistryDiff:
+    new: list[str] = field(default_factory=list)
+    text_changed: list[str] = field(default_factory=list)
+    metadata_changed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    @property
+    def new_versions(self) -> int:
+        return len(self.new) + len(self.text_changed)
+
+    def as_metadata(self) -> dict[str, int]:
+        return {
+            "new": len(self.new), "text_changed": len(self.text_changed),
+            "metadata_changed": len(self.metadata_changed), "unchanged": len(self.unchanged),
+            "removed": len(self.removed),
+        }
+
+
+def _metadata_fingerprint(doc: Document) -> tuple:
+    return (
+        doc.object_id, doc.kind, doc.title, doc.status.value, doc.authority, doc.version,
+        doc.valid_from, doc.valid_to, tuple(sorted(doc.allowed_roles)), doc.supersedes,
+        doc.content_hash, doc.source_uri, doc.source_revision,
+        json.dumps(doc.metadata, sort_keys=True, default=str),
+    )
+
+
+def _row(doc: Document, dv: str, contract_version: str, first_seen: dt.datetime, now: dt.datetime) -> tuple:
+    return (
+        doc.doc_id, dv, doc.object_id, doc.kind, doc.title, doc.status.value, doc.authority,
+        doc.version, doc.valid_from, doc.valid_to, list(doc.allowed_roles), doc.supersedes,
+        doc.content_hash, doc.text, doc.source_uri, doc.source_system, doc.source_revision,
+        contract_version, json.dumps(doc.metadata, sort_keys=True, default=str), first_seen, now, None,
+    )
+
+
+def sync_documents(
+    con: duckdb.DuckDBPyConnection,
+    docs: Iterable[Document],
+    *,
+    source_system: str,
+    contract_version: str,
+    run_id: str,
+    now: dt.datetime | None = None,
+) -> RegistryDiff:
+    """Make the registry's live documents of `source_system` equal to `docs`.
+
+    Unchanged documents are not rewritten (a re-run on unchanged input writes
+    no new document version); a document that left the source is soft-deleted.
+    """
+    now = now or _now()
+    docs = list(docs)
+    existing = {
+        r[0]: r for r in con.execute(
+            "SELECT doc_id, doc_version, first_seen, deleted_at FROM documents WHERE source_system = ?",
+            [source_system],
+        ).fetchall()
+    }
+    current = {d.doc_id: d for d in load_documents(con, source_system=source_system)}
+    diff = RegistryDiff()
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for doc in docs:
+            dv = version_of(doc)
+            old = existing.get(doc.doc_id)
+            if old is None:
+                diff.new.append(doc.doc_id)
+            elif old[1] != dv:
+                diff.text_changed.append(doc.doc_id)
+            elif old[3] is not None:
+                diff.new.append(doc.doc_id)  # came back after a soft delete
+            elif _metadata_fingerprint(current[doc.doc_id]) != _metadata_fingerprint(doc):
+                diff.metadata_changed.append(doc.doc_id)
+            else:
+                diff.unchanged.append(doc.doc_id)
+                continue
+            first_seen = old[2] if old is not None else now
+            con.execute("DELETE FROM documents WHERE doc_id = ?", [doc.doc_id])
+            con.execute(
+                f"INSERT INTO documents VALUES ({','.join(['?'] * 22)})",
+                _row(doc, dv, contract_version, first_seen, now),
+            )
+            con.execute(
+                "INSERT INTO document_versions VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [doc.doc_id, dv, doc.content_hash, doc.source_uri, contract_version, now, run_id],
+            )
+        seen = {d.doc_id for d in docs}
+        for doc_id, row in existing.items():
+            if doc_id not in seen and row[3] is None:
+                diff.removed.append(doc_id)
+                con.execute("UPDATE documents SET deleted_at = ?, updated_at = ? WHERE doc_id = ?", [now, now, doc_id])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return diff
+
+
+def load_documents(
+    con: duckdb.DuckDBPyConnection, *, source_system: str | None = None, include_deleted: bool = False
+) -> list[Document]:
+    sql = (
+        "SELECT doc_id, object_id, kind, title, status, authority, version, valid_from, valid_to, "
+        "allowed_roles, supersedes, content_hash, text, source_uri, source_system, source_revision, "
+        "metadata_json FROM documents WHERE 1=1"
+    )
+    params: list = []
+    if source_system is not None:
+        sql += " AND source_system = ?"
+        params.append(source_system)
+    if not include_deleted:
+        sql += " AND deleted_at IS NULL"
+    out = []
+    for r in con.execute(sql + " ORDER BY doc_id", params).fetchall():
+        out.append(Document(
+            doc_id=r[0], object_id=r[1], kind=r[2], title=r[3], status=r[4], authority=r[5],
+            version=r[6], valid_from=r[7], valid_to=r[8], allowed_roles=tuple(r[9]), supersedes=r[10],
+            content_hash=r[11], text=r[12], source_uri=r[13], source_system=r[14],
+            source_revision=r[15], metadata=json.loads(r[16]),
+        ))
+    return out
+
+
+def sync_quarantine(
+    con: duckdb.DuckDBPyConnection,
+    entries: Iterable,
+    *,
+    source_system: str,
+    run_id: str,
+    now: dt.datetime | None = None,
+) -> None:
+    """Record gate failures; an entry that no longer fails is released, not forgotten."""
+    now = now or _now()
+    entries = list(entries)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        keys = set()
+        for e in entries:
+            keys.add((e.source_uri, e.content_hash))
+            con.execute(
+                """INSERT INTO quarantine VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?)
+                   ON CONFLICT (source_uri, content_hash) DO UPDATE SET
+                     reasons = excluded.reasons, last_seen_at = excluded.last_seen_at,
+                     released_at = NULL, run_id = excluded.run_id""",
+                [e.source_uri, e.doc_id, e.content_hash, list(e.reasons), source_system, now, now, run_id],
+            )
+        for uri, chash in con.execute(
+            "SELECT source_uri, content_hash FROM quarantine WHERE source_system = ? AND released_at IS NULL",
+            [source_system],
+        ).fetchall():
+            if (uri, chash) not in keys:
+                con.execute(
+                    "UPDATE quarantine SET released_at = ? WHERE source_uri = ? AND content_hash = ?",
+                    [now, uri, chash],
+                )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def refresh_definitions(con: duckdb.DuckDBPyConnection) -> int:
+    """Rebuild the effective-time table from the live registry: one row per evidence
+    revision, `recorded_at` = when Canon first saw this revision."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("DELETE FROM definitions")
+        con.execute(
+            """INSERT INTO definitions
+               SELECT d.object_id, d.doc_id, d.kind, d.title, d.version, d.status, d.authority,
+                      d.valid_from, d.valid_to, v.first_seen, d.supersedes, d.source_system,
+                      d.source_revision, d.content_hash, d.allowed_roles, d.text, d.metadata_json
+               FROM documents d
+               JOIN document_versions v ON v.doc_id = d.doc_id AND v.doc_version = d.doc_version
+               WHERE d.deleted_at IS NULL"""
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return con.execute("SELECT count(*) FROM definitions").fetchall()[0][0]
+
+
+def set_setting(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
+    con.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", [key, value])
+
+
+def get_setting(con: duckdb.DuckDBPyConnection, key: str, default: str | None = None) -> str | None:
+    rows = con.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchall()
+    return rows[0][0] if rows else default

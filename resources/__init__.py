@@ -1,0 +1,1 @@
+"""Dagster ConfigurableResources: thin wrappers over canon.*"""

@@ -1,0 +1,1 @@
+"""Dagster sensors and schedules."""
