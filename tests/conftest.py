@@ -1,0 +1,41 @@
+"""Shared test fixtures. Tests use the real components (dbt, DuckDB, LanceDB,
+the embedding model); only speed-sensitive structural tests use the
+deterministic hashing embedder."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("CANON_SHARED", ROOT.parent / "shared")).resolve()
+# A verbatim copy of ../shared/fixtures/dossier, so a fresh clone tests it.
+DOSSIER = ROOT / "tests" / "fixtures" / "dossier"
+
+
+@pytest.fixture(scope="session")
+def dossier_corpus_path() -> Path:
+    return DOSSIER / "corpus.jsonl"
+
+
+@pytest.fixture(scope="session")
+def dossier_gold() -> list[dict]:
+    return json.loads((DOSSIER / "gold.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def dossier_docs():
+    from canon.models import Document
+
+    docs = []
+    for line in (DOSSIER / "corpus.jsonl").read_text().splitlines():
+        if line.strip():
+            docs.append(Document(**json.loads(line)))
+    return docs

@@ -1,0 +1,83 @@
+"""The DuckDB registry: re-running on unchanged input writes no new version,
+metadata-only and text changes are told apart, removals soft-delete, and the
+effective-time table answers `definitions_as_of(d)`."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from canon import registry
+from canon.models import Document
+
+
+@pytest.fixture
+def con(tmp_path):
+    c = registry.connect(tmp_path / "canon.duckdb")
+    yield c
+    c.close()
+
+
+def _sync(con, docs, run="r1"):
+    return registry.sync_documents(con, docs, source_system="corpus", contract_version="1.0.0", run_id=run)
+
+
+def _versions(con):
+    return con.execute("SELECT count(*) FROM document_versions").fetchall()[0][0]
+
+
+def test_unchanged_input_writes_no_new_versions(con, dossier_docs):
+    first = _sync(con, dossier_docs)
+    assert len(first.new) == 12 and first.new_versions == 12
+    before = con.execute("SELECT max(updated_at) FROM documents").fetchall()[0][0]
+    again = _sync(con, dossier_docs, run="r2")
+    assert again.new_versions == 0 and len(again.unchanged) == 12
+    assert _versions(con) == 12
+    assert con.execute("SELECT max(updated_at) FROM documents").fetchall()[0][0] == before
+
+
+def test_metadata_and_text_changes_and_removal(con, dossier_docs):
+    _sync(con, dossier_docs)
+    changed = [d.model_copy(update={"allowed_roles": ("finance_controller",)}) if d.doc_id == "wiki.net_revenue.legacy"
+               else d.model_copy(update={"text": d.text + " Amended.", "content_hash": "sha256:amended"})
+               if d.doc_id == "metric.net_revenue.v1" else d
+               for d in dossier_docs if d.doc_id != "note.revenue.prompt_injection"]
+    diff = _sync(con, changed, run="r2")
+    assert diff.metadata_changed == ["wiki.net_revenue.legacy"]
+    assert diff.text_changed == ["metric.net_revenue.v1"]
+    assert diff.removed == ["note.revenue.prompt_injection"]
+    assert _versions(con) == 13  # one new text revision
+    live = {d.doc_id for d in registry.load_documents(con)}
+    assert "note.revenue.prompt_injection" not in live
+    gone = registry.load_documents(con, include_deleted=True)
+    assert any(d.doc_id == "note.revenue.prompt_injection" for d in gone)
+
+
+def test_definitions_as_of_macro_is_half_open(con, dossier_docs):
+    _sync(con, dossier_docs)
+    assert registry.refresh_definitions(con) == 12
+
+    def approved_on(day):
+        return [r[0] for r in con.execute(
+            "SELECT evidence_id FROM definitions_as_of(?) WHERE object_id = 'metric.finance.net_revenue' "
+            "AND status = 'approved' ORDER BY 1", [day]).fetchall()]
+
+    assert approved_on("2026-06-30") == ["metric.net_revenue.v1"]
+    assert approved_on("2026-07-01") == ["metric.net_revenue.v2"]
+    assert approved_on("2026-08-31") == ["metric.net_revenue.v2"]
+    recorded = con.execute("SELECT min(recorded_at) FROM definitions").fetchall()[0][0]
+    assert isinstance(recorded, dt.datetime)
+
+
+def test_failed_sync_leaves_registry_untouched(con, dossier_docs):
+    _sync(con, dossier_docs)
+
+    class Boom(Document):
+        pass
+
+    bad = list(dossier_docs) + [object()]  # not a document: fails mid-transaction
+    with pytest.raises(AttributeError):
+        _sync(con, bad, run="r3")
+    assert len(registry.load_documents(con)) == 12
+    assert _versions(con) == 12
