@@ -223,28 +223,32 @@ def load_raw(raw_db: Path, now: dt.datetime) -> dict[str, int]:
     """(Re)create the raw source tables in `raw_db`; return row counts keyed by relation name."""
     raw_db = Path(raw_db)
     raw_db.parent.mkdir(parents=True, exist_ok=True)
-    now_utc = _as_naive_utc(now)
-    tables = _generate()
-
     con = duckdb.connect(str(raw_db))
     try:
-        con.execute("begin transaction")
-        try:
-            for schema in ("commerce", "billing", "finance"):
-                con.execute(f"create schema if not exists {schema}")
-            counts: dict[str, int] = {}
-            for relation, rows in tables.items():
-                table = relation.removeprefix("raw.")
-                con.execute(_DDL[relation])
-                columns = [r[0] for r in con.execute(f"describe {table}").fetchall()]
-                con.register("_staged", _arrow(rows, columns, now_utc - LOAD_LAG[relation]))
-                con.execute(f"insert into {table} by name select * from _staged")
-                con.unregister("_staged")
-                counts[relation] = con.execute(f"select count(*) from {table}").fetchall()[0][0]
-            con.execute("commit")
-        except BaseException:
-            con.execute("rollback")
-            raise
+        return write_raw(con, now)
     finally:
         con.close()
+
+
+def write_raw(con: duckdb.DuckDBPyConnection, now: dt.datetime) -> dict[str, int]:
+    """Write the raw tables through an open connection, in one transaction."""
+    now_utc = _as_naive_utc(now)
+    tables = _generate()
+    con.execute("begin transaction")
+    try:
+        for schema in ("commerce", "billing", "finance"):
+            con.execute(f"create schema if not exists {schema}")
+        counts: dict[str, int] = {}
+        for relation, rows in tables.items():
+            table = relation.removeprefix("raw.")
+            con.execute(_DDL[relation])
+            columns = [r[0] for r in con.execute(f"describe {table}").fetchall()]
+            con.register("_staged", _arrow(rows, columns, now_utc - LOAD_LAG[relation]))
+            con.execute(f"insert into {table} by name select * from _staged")
+            con.unregister("_staged")
+            counts[relation] = con.execute(f"select count(*) from {table}").fetchall()[0][0]
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
     return counts

@@ -1,0 +1,180 @@
+"""Question parsing: which analytical object(s), which reporting date, which
+intent, and which non-authoritative source the user names. Object matching
+uses governance metadata only (ids, titles, declared aliases), never document
+text, so it can run before retrieval and decide denials without reading
+restricted content."""
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from rapidfuzz import fuzz
+
+from canon.dates import find_date, find_month
+from canon.models import Document
+
+# Kinds that are governed concepts a user asks about directly.
+CONCEPT_KINDS = ("metric_definition", "model_schema", "restricted_memo", "policy")
+# Words too generic to identify an object on their own.
+_STOP = {"the", "a", "an", "of", "for", "and", "or", "to", "in", "on", "is", "what", "which", "our", "definition",
+         "governed", "metric", "model", "v1", "v2", "v3", "version", "draft", "scenario", "dbt", "schema"}
+
+INTENT_WORDS = {
+    "lineage": ("source", "sources", "lineage", "upstream", "downstream", "feeds", "feed", "comes from",
+                "come from", "derived from", "raw table", "raw tables"),
+    "model": ("grain", "primary key", "model", "columns", "column", "table", "one row per"),
+    "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "late", "up to date", "up-to-date", "lag"),
+    "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure"),
+}
+
+# A named, possibly contradicting source: "the old wiki says", "according to a runbook".
+SOURCE_NOUNS = {
+    "wiki": ("wiki",), "page": ("wiki",), "confluence": ("wiki",), "runbook": ("runbook",),
+    "playbook": ("runbook",), "note": ("untrusted_note", "note"), "notes": ("untrusted_note", "note"),
+    "memo": ("restricted_memo", "memo"), "draft": (), "proposal": (), "doc": (), "document": (),
+}
+_SOURCE = re.compile(
+    r"\b(?:the|a|an|our|this|that|some)?\s*(?P<mod>old|older|legacy|previous|outdated|former|archived|new|latest|draft)?\s*"
+    r"(?P<noun>wiki(?:\s+page)?|page|confluence|runbook|playbook|notes?|memo|draft|proposal|doc|document)\b"
+    r"(?P<tail>[^.?!]{0,40}?\b(?:says?|said|states?|claims?|mentions?|suggests?|lists?|defines?|shows?|reads?)\b)?",
+    re.I,
+)
+_ACCORDING = re.compile(r"\baccording to\b", re.I)
+
+
+def normalize(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+@dataclass
+class ObjectEntry:
+    object_id: str
+    kinds: set[str]
+    names: set[str]
+    domain: str
+
+
+@dataclass
+class ObjectMatch:
+    object_id: str
+    score: float
+    kinds: set[str]
+    domain: str
+    name: str
+
+
+@dataclass
+class NamedSource:
+    noun: str
+    modifier: str | None
+    kinds: tuple[str, ...]
+    statuses: tuple[str, ...]
+
+
+@dataclass
+class ParsedQuestion:
+    text: str
+    as_of: dt.date | None
+    period: tuple[dt.date, dt.date] | None
+    intents: set[str]
+    matches: list[ObjectMatch] = field(default_factory=list)
+    named_sources: list[NamedSource] = field(default_factory=list)
+
+    @property
+    def intent(self) -> str:
+        for name in ("freshness", "value", "lineage", "model"):
+            if name in self.intents:
+                return name
+        return "definition"
+
+
+def _humanize(segment: str) -> str:
+    return segment.replace("_", " ").replace("-", " ").strip()
+
+
+def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
+    """Names an object answers to: its id, its last id segment, its titles and declared aliases."""
+    catalog: dict[str, ObjectEntry] = {}
+    for d in docs:
+        parts = d.object_id.split(".")
+        domain = parts[1] if len(parts) > 2 else ""
+        entry = catalog.setdefault(d.object_id, ObjectEntry(d.object_id, set(), set(), domain))
+        entry.kinds.add(d.kind)
+        entry.names.add(normalize(d.object_id))
+        entry.names.add(normalize(_humanize(parts[-1])))
+        if d.kind not in ("metric_definition", "lineage", "freshness_snapshot"):
+            # Titles of versioned definitions repeat the concept name with noise ("v3 proposal").
+            entry.names.add(normalize(d.title))
+        for alias in d.metadata.get("aliases", []) or []:
+            entry.names.add(normalize(str(alias)))
+    for entry in catalog.values():
+        entry.names = {n for n in entry.names if n and n not in _STOP and len(n) >= 4}
+    return catalog
+
+
+def _name_score(name: str, question: str) -> float:
+    if f" {name} " in f" {question} ":
+        return 100.0
+    words = [w for w in name.split() if w not in _STOP]
+    if not words:
+        return 0.0
+    core = " ".join(words)
+    # partial_ratio tolerates misspellings ("net revnue") inside a longer question.
+    score = fuzz.partial_ratio(core, question)
+    if len(core) < 8:
+        score -= 10  # short names match too easily by accident
+    return float(score)
+
+
+def match_objects(question: str, catalog: dict[str, ObjectEntry], *, threshold: float = 85.0) -> list[ObjectMatch]:
+    q = normalize(question)
+    out = []
+    for entry in catalog.values():
+        best, best_name = 0.0, ""
+        for name in entry.names:
+            s = _name_score(name, q)
+            if s > best:
+                best, best_name = s, name
+        if entry.domain and f" {entry.domain} " in f" {q} ":
+            best += 2  # naming the domain ("finance") disambiguates
+        if best >= threshold:
+            out.append(ObjectMatch(entry.object_id, best, entry.kinds, entry.domain, best_name))
+    return sorted(out, key=lambda m: (-m.score, m.object_id))
+
+
+def detect_intents(question: str) -> set[str]:
+    q = f" {normalize(question)} "
+    found = set()
+    for intent, words in INTENT_WORDS.items():
+        if any(f" {w} " in q for w in words):
+            found.add(intent)
+    return found
+
+
+def named_sources(question: str) -> list[NamedSource]:
+    """Sources the user names as saying something ("the old wiki says…").
+    A noun alone is not enough: it must be quoted as a claimant, or follow 'according to'."""
+    out = []
+    for m in _SOURCE.finditer(question):
+        before = question[max(0, m.start() - 20):m.start()]
+        if not m.group("tail") and not _ACCORDING.search(before):
+            continue
+        noun = m.group("noun").lower().split()[0]
+        mod = (m.group("mod") or "").lower() or None
+        statuses: tuple[str, ...] = ()
+        if noun in ("draft", "proposal") or mod == "draft":
+            statuses = ("draft",)
+        elif mod in ("old", "older", "legacy", "previous", "outdated", "former", "archived"):
+            statuses = ("superseded", "deprecated")
+        out.append(NamedSource(noun, mod, SOURCE_NOUNS.get(noun, ()), statuses))
+    return out
+
+
+def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.date | None = None) -> ParsedQuestion:
+    day = as_of or find_date(question)
+    period = None if day else find_month(question)
+    return ParsedQuestion(
+        text=question, as_of=day, period=period, intents=detect_intents(question),
+        matches=match_objects(question, catalog), named_sources=named_sources(question),
+    )

@@ -1,0 +1,85 @@
+"""Builds the evidence registry: the corpus folder and the dbt-rendered
+documents pass their own contract gates, then land in DuckDB together."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from canon import registry
+from canon.contracts import Contract
+from canon.documents import RawRecord, read_corpus
+from canon.gate import GateResult, QuarantineEntry, gate
+from canon.models import Document
+
+
+@dataclass
+class RegistryBuild:
+    diffs: dict[str, registry.RegistryDiff] = field(default_factory=dict)
+    quarantined: list[QuarantineEntry] = field(default_factory=list)
+    documents: int = 0
+
+    def summary(self) -> dict:
+        return {
+            "documents": self.documents,
+            "quarantined": len(self.quarantined),
+            **{f"{system}/{k}": v for system, d in self.diffs.items() for k, v in d.as_metadata().items()},
+        }
+
+
+def records_from_documents(docs: list[Document]) -> list[RawRecord]:
+    """Documents produced by Canon itself (from dbt artifacts) go through the
+    same gate as any corpus record."""
+    out = []
+    for d in docs:
+        fields = d.model_dump(mode="json", exclude={"source_uri", "source_system", "source_revision"})
+        fields["allowed_roles"] = list(d.allowed_roles)
+        raw = json.dumps(fields, sort_keys=True).encode("utf-8")
+        out.append(RawRecord(fields=fields, source_uri=d.source_uri, raw=raw, path=d.source_uri,
+                             source_system=d.source_system, source_revision=d.source_revision))
+    return out
+
+
+def _store(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contract, run_id: str,
+           build: RegistryBuild) -> None:
+    system = contract.source.system
+    build.diffs[system] = registry.sync_documents(
+        con, result.documents, source_system=system, contract_version=contract.label, run_id=run_id)
+    registry.sync_quarantine(con, [_keyed(e) for e in result.quarantine], source_system=system, run_id=run_id)
+    build.quarantined.extend(result.quarantine)
+
+
+def _keyed(e: QuarantineEntry) -> QuarantineEntry:
+    # A file that could not be read has no content hash; key it by its path.
+    if e.content_hash:
+        return e
+    return QuarantineEntry(e.source_uri, e.doc_id, e.reasons, f"unread:{e.source_uri}", e.quarantined_at,
+                           e.contract, e.source_system)
+
+
+def build_registry(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    corpus: Path | None,
+    corpus_contract: Contract,
+    dbt_documents: list[Document] | None = None,
+    dbt_contract: Contract | None = None,
+    run_id: str,
+    today: dt.date | None = None,
+) -> RegistryBuild:
+    today = today or dt.date.today()
+    registry.ensure_schema(con)
+    build = RegistryBuild()
+    if corpus is not None:
+        read = read_corpus(corpus)
+        _store(con, gate(read, corpus_contract, today=today), corpus_contract, run_id, build)
+        root = Path(corpus).resolve()
+        registry.set_setting(con, "corpus_root", str(root if root.is_dir() else root.parent))
+    if dbt_documents is not None and dbt_contract is not None:
+        _store(con, gate(records_from_documents(dbt_documents), dbt_contract, today=today), dbt_contract, run_id, build)
+    build.documents = con.execute("SELECT count(*) FROM documents WHERE deleted_at IS NULL").fetchall()[0][0]
+    return build

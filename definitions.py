@@ -1,0 +1,42 @@
+"""The Dagster code location. Definitions load lazily (`@dg.definitions`): the
+dbt manifest is produced/read when the location loads, never at import."""
+
+import dagster as dg
+
+from assets.dbt_assets import build_dbt_definitions
+from assets.metadata import build_metadata_assets
+from assets.raw_loaders import raw_loaders
+from assets.registry import evidence_registry, quarantine_age
+from resources.dbt import dbt_cli_resource
+from resources.lineage_emitter import OpenLineageResource
+from resources.warehouse import canon_db_resource, raw_db_resource
+
+MAIN_JOB = "canon_main"
+
+
+def build_definitions() -> dg.Definitions:
+    dbt_models, dbt_source_freshness = build_dbt_definitions()
+    assets = [raw_loaders, dbt_models, evidence_registry, *build_metadata_assets(dbt_models)]
+    checks = [dbt_source_freshness, quarantine_age]
+    main_job = dg.define_asset_job(
+        MAIN_JOB, selection=dg.AssetSelection.all(),
+        description="Raw loaders → dbt build → artifacts → registry → definitions → index → eval.",
+    )
+    return dg.Definitions(
+        assets=assets,
+        asset_checks=checks,
+        jobs=[main_job],
+        resources={
+            "dbt": dbt_cli_resource(),
+            "canon_db": canon_db_resource(),
+            "raw_db": raw_db_resource(),
+            "lineage": OpenLineageResource(),
+        },
+        # One process writes each DuckDB file at a time: run steps in-process, in order.
+        executor=dg.in_process_executor,
+    )
+
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    return build_definitions()
