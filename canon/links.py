@@ -1,0 +1,98 @@
+"""How one evidence revision leads to the others an answer needs (metric →
+model version → lineage → freshness). Links come from structure, in this
+order: explicit metadata (dbt-rendered documents carry them), object ids
+referenced in the evidence (`model.analytics.fct_revenue.v2`), then sibling
+objects of the same domain and name (`lineage.finance.net_revenue`).
+Each linked object is resolved for the same date with the same temporal rule."""
+
+import datetime as dt
+import re
+
+from canon.models import Document
+from canon.temporal import resolve_revision
+
+_EDGE = re.compile(r"([A-Za-z_][\w.]*\w)\s*->\s*([A-Za-z_][\w.]*\w)")
+_OBS_SENTENCE = re.compile(
+    r"(?P<source>[A-Za-z_][\w.]*)\s+max_loaded_at\s+(?P<ts>\d{4}-\d{2}-\d{2}T[\d:]+(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)"
+    r",?\s+SLA\s+(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>hours?|h|minutes?|min)", re.I)
+_OBSERVED_AT = re.compile(r"Observed at\s+(\d{4}-\d{2}-\d{2}T[\d:]+(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)", re.I)
+
+
+def _family(object_id: str) -> tuple[str, str] | None:
+    parts = object_id.split(".")
+    return (parts[1], parts[-1]) if len(parts) >= 3 else None
+
+
+def siblings(object_id: str, docs: list[Document], kind: str) -> list[Document]:
+    fam = _family(object_id)
+    return [d for d in docs if d.kind == kind and fam is not None and _family(d.object_id) == fam
+            and d.object_id != object_id]
+
+
+def _referenced(doc: Document, docs: list[Document], kind: str) -> list[Document]:
+    """Revisions of other objects that `doc` names by id (optionally with `.vN`)."""
+    out = []
+    for d in docs:
+        if d.kind != kind or d.doc_id == doc.doc_id:
+            continue
+        with_version = f"{d.object_id}.v{d.version}"
+        if with_version in doc.text or (d.object_id in doc.text and f"{d.object_id}.v" not in doc.text):
+            out.append(d)
+    return out
+
+
+def linked(doc: Document, docs: list[Document], kind: str, day: dt.date | None) -> Document | None:
+    explicit = {"model_schema": "model_doc_id", "lineage": "lineage_doc_id"}.get(kind)
+    if explicit and doc.metadata.get(explicit):
+        hit = next((d for d in docs if d.doc_id == doc.metadata[explicit]), None)
+        if hit is not None:
+            return hit
+    refs = _referenced(doc, docs, kind)
+    if refs:
+        approved_refs = [d for d in refs if d.status.value == "approved"]
+        pool = approved_refs or refs
+        return sorted(pool, key=lambda d: (not (day is None or d.in_effect(day)), d.doc_id))[0]
+    sib = siblings(doc.object_id, docs, kind)
+    if sib:
+        result = resolve_revision(sib, day if day is not None else doc.valid_from)
+        return result.chosen
+    return None
+
+
+def lineage_edges_from_text(doc: Document) -> list[tuple[str, str]]:
+    """A lineage document's structured `a -> b` edges."""
+    return [(a.rstrip("."), b.rstrip(".")) for a, b in _EDGE.findall(doc.text)]
+
+
+def raw_sources_from_edges(edges: list[tuple[str, str]]) -> list[str]:
+    children = {c for _, c in edges}
+    roots = sorted({p for p, _ in edges if p not in children})
+    return roots
+
+
+def observations(doc: Document) -> tuple[dt.datetime | None, list[dict]]:
+    """A freshness snapshot's observation time and per-source observations
+    (structured front matter, else the dossier's sentence form)."""
+    observed = doc.metadata.get("observed_at")
+    m = _OBSERVED_AT.search(doc.text)
+    if not observed and m:
+        observed = m.group(1)
+    observed_at = _ts(observed) if observed else None
+    items = doc.metadata.get("observations")
+    out = []
+    if isinstance(items, list) and items:
+        for o in items:
+            sla_h = o.get("sla_hours")
+            out.append({"source": o["source"], "max_loaded_at": _ts(str(o["max_loaded_at"])),
+                        "sla_minutes": None if sla_h is None else round(float(sla_h) * 60)})
+    else:
+        for om in _OBS_SENTENCE.finditer(doc.text):
+            n = float(om.group("n"))
+            minutes = n * 60 if om.group("unit").lower().startswith("h") else n
+            out.append({"source": om.group("source"), "max_loaded_at": _ts(om.group("ts")), "sla_minutes": round(minutes)})
+    return observed_at, out
+
+
+def _ts(value: str) -> dt.datetime:
+    t = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)
