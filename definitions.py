@@ -5,9 +5,11 @@ import dagster as dg
 
 from assets.dbt_assets import build_dbt_definitions
 from assets.metadata import build_metadata_assets
+from assets.index import knowledge_index
 from assets.raw_loaders import raw_loaders
 from assets.registry import evidence_registry, quarantine_age
 from resources.dbt import dbt_cli_resource
+from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
 from resources.warehouse import canon_db_resource, raw_db_resource
 
@@ -16,7 +18,7 @@ MAIN_JOB = "canon_main"
 
 def build_definitions() -> dg.Definitions:
     dbt_models, dbt_source_freshness = build_dbt_definitions()
-    assets = [raw_loaders, dbt_models, evidence_registry, *build_metadata_assets(dbt_models)]
+    assets = [raw_loaders, dbt_models, evidence_registry, knowledge_index, *build_metadata_assets(dbt_models)]
     checks = [dbt_source_freshness, quarantine_age]
     main_job = dg.define_asset_job(
         MAIN_JOB, selection=dg.AssetSelection.all(),
@@ -31,6 +33,7 @@ def build_definitions() -> dg.Definitions:
             "canon_db": canon_db_resource(),
             "raw_db": raw_db_resource(),
             "lineage": OpenLineageResource(),
+            "embedder": EmbedderResource(),
         },
         # One process writes each DuckDB file at a time: run steps in-process, in order.
         executor=dg.in_process_executor,

@@ -118,7 +118,10 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document]
         return Response(action="clarify", role=role, options=options, reason="ambiguous_object",
                         answer="Several governed objects match that name; which one do you mean?")
     if concept is None:
-        return _discover(ctx, p, role, shown, timings)
+        # Discovery proposes the governed object; the same exact path then decides.
+        concept, abstention = _discover(ctx, p, role, shown, timings)
+        if concept is None:
+            return abstention
 
     if p.intent == "freshness":
         return _freshness(ctx, p, role, concept, shown)
@@ -257,34 +260,28 @@ def _retrieve(ctx: AskContext, text: str, role: str, k: int = 10) -> list:
     return r.search(text, vector, role=role, exclude_doc_ids=revoked, k=k, mode="hybrid" if vector is not None else "fts")
 
 
-def _discover(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document], timings: Timings) -> Response:
+def _discover(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document],
+              timings: Timings) -> tuple[str | None, Response | None]:
     """No governed object named: retrieval proposes candidates, governance decides.
-    Approved and in effect beats any similarity; drafts, untrusted and superseded
-    text is never primary."""
+    Approved governed objects beat any similarity; drafts, untrusted and
+    superseded text is never primary."""
     t = time.perf_counter()
     hits = _retrieve(ctx, p.text, role, k=10)
     t = timings.mark("retrieve", t)
     by_id = {d.doc_id: d for d in shown}
-    candidates = [by_id[h.doc_id] for h in hits if h.doc_id in by_id]
-    seen, ordered = set(), []
-    for d in candidates:
-        if d.doc_id not in seen:
-            seen.add(d.doc_id)
+    ordered: list[Document] = []
+    for h in hits:
+        d = by_id.get(h.doc_id)
+        if d is not None and d not in ordered:
             ordered.append(d)
-    timings.mark("constrain", t)
     governed = [d for d in ordered if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
+    timings.mark("constrain", t)
     if governed:
-        obj = governed[0].object_id
-        res = resolve_object(ctx.docs, obj, p.as_of, role, ctx.policy)
-        if res.response is not None:
-            return res.response
-        primary = res.chosen
-        return Response(action="answer", role=role, as_of=p.as_of, answer=_definition_text(primary, p.as_of),
-                        evidence=[Evidence.of(primary, "primary")], claims=claims_of(primary, p.as_of))
+        return governed[0].object_id, None
     kinds = sorted({d.status.value for d in ordered})
     why = ("Only " + ", ".join(kinds) + " text matches the question; none of it is approved, so there is no "
            "authoritative answer.") if ordered else "No evidence you may see matches the question."
-    return Response(action="abstain", role=role, as_of=p.as_of, answer=why, reason="no_approved_evidence")
+    return None, Response(action="abstain", role=role, as_of=p.as_of, answer=why, reason="no_approved_evidence")
 
 
 # ---------------------------------------------------------------- calculations

@@ -46,6 +46,49 @@ def _object_command(args: argparse.Namespace, fn_name: str) -> int:
     return 0
 
 
+def _ask_command(args: argparse.Namespace) -> int:
+    from canon.service import ask_context
+    from canon.workspace import Workspace
+    from canon.ask import ask
+
+    day = parse_as_of(args.as_of)
+    ws = Workspace.open()
+    try:
+        docs, policy = ws.documents(), ws.policy()
+        ctx = ask_context(ws.con, ws.paths.lancedb_dir, docs, policy, metric_values=ws.metric_engine())
+        resp = ask(ctx, args.question, args.role, day)
+    finally:
+        ws.close()
+    _print_response(resp, args.json)
+    if not args.json:
+        print(f"  answer_id {resp.answer_id} · index {resp.index_revision or '-'} · policy {resp.policy_revision}")
+    return 0
+
+
+def _eval_command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from canon.evaluation import evaluate, markdown_table
+    from canon.service import make_embedder
+
+    if not args.json:
+        print(f"canon eval: building a fresh index of {args.corpus} …", file=sys.stderr)
+    result = evaluate(Path(args.corpus), Path(args.gold), embedder=make_embedder(args.embedder))
+    if args.json:
+        print(json.dumps(result, indent=2, default=str))
+    else:
+        for c in result["cases"]:
+            r = c["response"]
+            mark = "ok " if c["passed"] else "FAIL"
+            print(f"{mark} {c['id']:<6} expected {c['expected_action']:<15} got {r['action']:<15} "
+                  f"evidence {[e['doc_id'] for e in r['evidence']][:3]}")
+        print()
+        print(markdown_table(result))
+        gate = result["summary"]["gate"]
+        print("\nrelease gate: " + ("PASS" if not gate else "FAIL — " + "; ".join(gate)))
+    return 0 if not result["summary"]["gate"] else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="canon", description="Governed answers over analytical documentation.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -57,6 +100,19 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--role", required=True)
         sp.add_argument("--json", action="store_true")
         sp.set_defaults(handler=lambda a, n=name: _object_command(a, n))
+    sp = sub.add_parser("ask", help="a governed answer with cited evidence")
+    sp.add_argument("question")
+    sp.add_argument("--role", required=True)
+    sp.add_argument("--as-of", dest="as_of")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(handler=_ask_command)
+    sp = sub.add_parser("eval", help="build a fresh index of a corpus and answer every gold case")
+    sp.add_argument("--corpus", required=True)
+    sp.add_argument("--gold", required=True)
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--embedder", choices=["sentence-transformers", "hashing"], default=None,
+                    help="hashing is the deterministic test embedder (fast, meaningless vectors)")
+    sp.set_defaults(handler=_eval_command)
     return p
 
 

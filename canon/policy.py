@@ -94,3 +94,14 @@ def revoked_doc_ids(policy: Policy, role: str, docs: Iterable[Readable]) -> set[
         d.doc_id for d in docs
         if role in set(d.allowed_roles) and any(r.matches(role, d.doc_id, d.object_id) for r in policy.revoke)
     }
+
+
+def project(docs: Iterable, policy: Policy) -> list:
+    """The ACL the index should carry under `policy`: each document's roles minus
+    those a revoke rule removes. The index is a projection; the live check at
+    query time stays the authority."""
+    out = []
+    for d in docs:
+        roles = tuple(r for r in d.allowed_roles if not any(rule.matches(r, d.doc_id, d.object_id) for rule in policy.revoke))
+        out.append(d if roles == tuple(d.allowed_roles) else d.model_copy(update={"allowed_roles": roles}))
+    return out

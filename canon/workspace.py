@@ -53,3 +53,14 @@ class Workspace:
     def policy(self) -> Policy:
         # Read on every call: revocations take effect at query time.
         return load_policy(self.policy_path())
+
+    def metric_engine(self):
+        """The semantic-layer path for metric values, when the dbt artifacts and warehouse exist."""
+        manifest = self.paths.dbt_artifacts_dir / "semantic_manifest.json"
+        if not (manifest.exists() and self.paths.warehouse_db.exists()):
+            return None
+        try:
+            from canon.metric_values import MetricEngine
+        except ImportError:
+            return None
+        return MetricEngine(manifest, self.paths.warehouse_db).value

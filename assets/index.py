@@ -1,0 +1,43 @@
+"""The knowledge index: every live registry revision chunked, embedded and
+published to LanceDB as a new index revision recorded in DuckDB. The ACL it
+carries is the registry's, projected through the live policy."""
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from assets.metadata import DEFINITIONS_KEY
+from canon import index, registry
+from canon.policy import load_policy, project
+from canon.run_events import canon_table, index_revision
+from resources.embedder import EmbedderResource
+from resources.lineage_emitter import OpenLineageResource
+from resources.settings import canon_paths, corpus_dir
+
+INDEX_KEY = dg.AssetKey(["canon", "knowledge_index"])
+
+
+@dg.asset(
+    key=INDEX_KEY, deps=[DEFINITIONS_KEY], group_name="index", kinds={"lancedb"},
+    description="Entity-aligned chunks with real embeddings in LanceDB; each publish is a revision "
+                "(building → ready) and queries pin the ready one. Unchanged documents embed nothing.",
+)
+def knowledge_index(context: dg.AssetExecutionContext, canon_db: DuckDBResource, embedder: EmbedderResource,
+                    lineage: OpenLineageResource) -> dg.MaterializeResult:
+    paths = canon_paths()
+    policy = load_policy(corpus_dir() / "policy.yml")
+    emb = embedder.get_embedder()
+    with lineage.asset_run(context, inputs=[canon_table("documents")]) as run:
+        with canon_db.get_connection() as con:
+            docs = project(registry.load_documents(con), policy)
+            result = index.publish(con, paths.lancedb_dir, docs, emb, policy_revision=policy.revision,
+                                   run_id=context.run_id)
+            rev = index.served_revision(con)
+        run.add_output(index_revision(result.revision_id))
+    return dg.MaterializeResult(metadata={
+        "index_revision": result.revision_id,
+        "lance_version": result.lance_version,
+        "policy_revision": policy.revision,
+        "embedding_model": emb.identity.model_id,
+        "dagster/row_count": rev["row_count"] if rev else 0,
+        **{f"count/{k}": v for k, v in result.counts.items() if isinstance(v, (int, float, bool))},
+    })

