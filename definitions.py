@@ -5,6 +5,7 @@ import dagster as dg
 
 from assets.dbt_assets import build_dbt_definitions
 from assets.metadata import build_metadata_assets
+from assets.eval import eval_checks, eval_report
 from assets.index import knowledge_index
 from assets.raw_loaders import raw_loaders
 from assets.registry import evidence_registry, quarantine_age
@@ -18,8 +19,13 @@ MAIN_JOB = "canon_main"
 
 def build_definitions() -> dg.Definitions:
     dbt_models, dbt_source_freshness = build_dbt_definitions()
-    assets = [raw_loaders, dbt_models, evidence_registry, knowledge_index, *build_metadata_assets(dbt_models)]
-    checks = [dbt_source_freshness, quarantine_age]
+    assets = [raw_loaders, dbt_models, evidence_registry, knowledge_index, eval_report, *build_metadata_assets(dbt_models)]
+    checks = [dbt_source_freshness, quarantine_age, *eval_checks]
+    jobs: list = []
+    sensors: list = []
+    schedules: list = []
+    # -- operations (sensors, schedules, alert and freshness checks) are added below this line --
+    # -- lifecycle (forget, migrate, rollback jobs) is added below this line --
     main_job = dg.define_asset_job(
         MAIN_JOB, selection=dg.AssetSelection.all(),
         description="Raw loaders → dbt build → artifacts → registry → definitions → index → eval.",
@@ -27,7 +33,9 @@ def build_definitions() -> dg.Definitions:
     return dg.Definitions(
         assets=assets,
         asset_checks=checks,
-        jobs=[main_job],
+        jobs=[main_job, *jobs],
+        sensors=sensors,
+        schedules=schedules,
         resources={
             "dbt": dbt_cli_resource(),
             "canon_db": canon_db_resource(),
