@@ -22,6 +22,7 @@ from typing import Callable
 import duckdb
 
 from canon import answer_log, links
+from canon.errors import CanonRunError
 from canon.models import Document, Status
 from canon.parse import ObjectMatch, ParsedQuestion, object_catalog, parse_question
 from canon.policy import Policy
@@ -118,6 +119,17 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document]
         return Response(action="clarify", role=role, options=options, reason="ambiguous_object",
                         answer="Several governed objects match that name; which one do you mean?")
     if concept is None:
+        # A one-word name ("revenue") is too weak to say the question is about that document.
+        named = [m for m in p.matches if m.score >= DENY_MIN_SCORE and len(m.name.split()) >= 2
+                 and m.object_id in {d.object_id for d in shown}]
+        if named and not p.named_sources:
+            # The question is about a document that is not a governed concept (a note, a
+            # wiki page): it can be shown as evidence of what it says, never as authority.
+            docs = [d for d in shown if d.object_id == named[0].object_id]
+            statuses = sorted({d.status.value for d in docs})
+            return Response(action="abstain", role=role, reason="not_authoritative",
+                            answer=f"The document you name is {', '.join(statuses)} text, not an authoritative "
+                                   "source; Canon does not answer from it.")
         # Discovery proposes the governed object; the same exact path then decides.
         concept, abstention = _discover(ctx, p, role, shown, timings)
         if concept is None:
@@ -352,7 +364,18 @@ def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -
         return Response(action="abstain", role=role, as_of=last, reason="no_semantic_layer",
                         answer=f"{primary.doc_id} governs {start:%B %Y}, but no semantic layer is connected to "
                                "compute its value.", evidence=[Evidence.of(primary, "primary")])
-    result = ctx.metric_values(primary, start, end)
+    try:
+        result = ctx.metric_values(primary, start, end)
+    except CanonRunError as exc:  # e.g. the warehouse is locked by a running dbt build
+        return Response(action="abstain", role=role, as_of=last, reason="semantic_layer_unavailable",
+                        answer=f"{primary.doc_id} governs {start:%B %Y}, but the semantic layer is unavailable: {exc}",
+                        evidence=[Evidence.of(primary, "primary")])
+    if result is not None and result.get("value") is None:
+        return Response(action="calculate", role=role, as_of=last, evidence=[Evidence.of(primary, "primary")],
+                        answer=f"No {primary.object_id} rows fall in {start:%B %Y} under {primary.doc_id}.",
+                        calculation={"kind": "metric_value", "metric": result["metric"], "value": None,
+                                     "period_start": start.isoformat(), "period_end": end.isoformat(),
+                                     "sql": result["sql"], "query_id": result["query_id"]})
     if result is None:
         return Response(action="abstain", role=role, as_of=last, reason="metric_not_computable",
                         answer=f"{primary.doc_id} governs {start:%B %Y}, but the semantic layer cannot compute it.",

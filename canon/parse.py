@@ -127,8 +127,44 @@ def _name_score(name: str, question: str) -> float:
     return float(score)
 
 
+# How a question names a kind of document ("the rebate memo").
+KIND_NOUNS = {
+    "restricted_memo": ("memo",), "memo": ("memo",), "runbook": ("runbook", "playbook"), "wiki": ("wiki", "page"),
+    "metric_definition": ("metric", "definition"), "model_schema": ("model", "table"), "policy": ("policy",),
+    "untrusted_note": ("note",), "note": ("note",), "lineage": ("lineage",),
+}
+
+
+def _tokens(text: str) -> set[str]:
+    return {t for t in text.split() if len(t) >= 3 and t not in _STOP}
+
+
+def _distinctive(catalog: dict[str, ObjectEntry]) -> dict[str, set[str]]:
+    """Tokens that name exactly one object: 'rebate' identifies the rebate memo
+    even when the question words its title differently."""
+    owners: dict[str, set[str]] = {}
+    for entry in catalog.values():
+        for tok in {t for n in entry.names for t in _tokens(n)}:
+            owners.setdefault(tok, set()).add(entry.object_id)
+    out: dict[str, set[str]] = {}
+    for tok, objs in owners.items():
+        if len(objs) == 1:
+            out.setdefault(next(iter(objs)), set()).add(tok)
+    return out
+
+
+def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: set[str]) -> float:
+    hits = {t for t in distinctive if any(t == w or (len(t) >= 5 and fuzz.ratio(t, w) >= 88) for w in q_tokens)}
+    noun = any(n in q_tokens for k in entry.kinds for n in KIND_NOUNS.get(k, ()))
+    if len(hits) >= 2 or (hits and noun):
+        return 90.0 + min(len(hits), 5)
+    return 0.0
+
+
 def match_objects(question: str, catalog: dict[str, ObjectEntry], *, threshold: float = 85.0) -> list[ObjectMatch]:
     q = normalize(question)
+    q_tokens = set(q.split())
+    distinctive = _distinctive(catalog)
     out = []
     for entry in catalog.values():
         best, best_name = 0.0, ""
@@ -136,6 +172,9 @@ def match_objects(question: str, catalog: dict[str, ObjectEntry], *, threshold: 
             s = _name_score(name, q)
             if s > best:
                 best, best_name = s, name
+        by_tokens = _token_score(entry, distinctive.get(entry.object_id, set()), q_tokens)
+        if by_tokens > best:
+            best, best_name = by_tokens, "distinctive words"
         if entry.domain and f" {entry.domain} " in f" {q} ":
             best += 2  # naming the domain ("finance") disambiguates
         if best >= threshold:
