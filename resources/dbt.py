@@ -4,7 +4,6 @@ under `dagster dev`), and read lazily when the definitions load."""
 
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
 import sys
@@ -15,8 +14,8 @@ from dagster_dbt import DbtCliResource, DbtProject
 from resources.settings import DBT_PROJECT_DIR, canon_paths
 
 
-@functools.cache
 def dbt_project() -> DbtProject:
+    # Not cached: CANON_HOME may differ between code locations and tests in one process.
     paths = canon_paths()
     return DbtProject(
         project_dir=DBT_PROJECT_DIR,
