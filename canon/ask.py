@@ -24,7 +24,7 @@ import duckdb
 from canon import answer_log, links
 from canon.errors import CanonRunError
 from canon.models import Document, Status
-from canon.parse import ObjectMatch, ParsedQuestion, object_catalog, parse_question
+from canon.parse import ObjectMatch, ParsedQuestion, normalize, object_catalog, parse_question
 from canon.policy import Policy
 from canon.resolve import DENY_TEXT, claims_of, resolve_object, sentences, visible
 from canon.responses import Claim, Evidence, Freshness, Response
@@ -156,11 +156,12 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document]
     if conflicts:
         for c in conflicts:
             evidence.append(Evidence.of(c, "conflict"))
-            claims.append(Claim(claim=f"{c.doc_id} is {c.status.value}, authority {c.authority}: not authoritative",
+            claims.append(Claim(claim=f"{c.doc_id} is {c.status.value} {c.kind.replace('_', ' ')} (authority {c.authority}), "
+                                      f"not the governing {primary.kind.replace('_', ' ')}",
                                 evidence_id=c.doc_id, evidence_revision=c.content_hash,
                                 supported_span=sentences(c.text)[0] if c.text else "", effective_for=day))
-        named = ", ".join(f"{c.title} ({c.doc_id}, {c.status.value})" for c in conflicts)
-        answer = (f"No — {named} is not authoritative" + (f" for {day.isoformat()}" if day else "") +
+        named = ", ".join(f"{c.title} ({c.doc_id}, {c.status.value}, {c.kind.replace('_', ' ')})" for c in conflicts)
+        answer = (f"No — {named} is not the governing definition" + (f" for {day.isoformat()}" if day else "") +
                   f". The governing evidence is {primary.doc_id} ({primary.status.value}, {period_label(primary)}): "
                   + answer)
         return Response(action="answer_conflict", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
@@ -181,6 +182,10 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, shown: list[Document]) -> 
             candidates = models
     best = max(c.score for c in candidates)
     top = [c for c in candidates if c.score >= best - 0.5]
+    # The most complete name wins ("saas mrr month end close runbook" over "mrr"),
+    # then the kind that governs; what still ties is ambiguous.
+    longest = max(len(c.name) for c in top)
+    top = [c for c in top if len(c.name) == longest]
     rank = min(min(CONCEPT_PRIORITY.get(k, 9) for k in c.kinds) for c in top)
     top = [c for c in top if min(CONCEPT_PRIORITY.get(k, 9) for k in c.kinds) == rank]
     if len(top) > 1:
@@ -235,28 +240,52 @@ def _with_graph(ctx, p, primary, shown, evidence, claims, day):
     return answer, evidence, claims
 
 
+def _related(ctx, doc: Document, concept_id: str) -> bool:
+    """A named source is about the concept when it shares the concept's domain and
+    a name word, or one of its names matches one of the concept's names."""
+    from rapidfuzz import fuzz
+
+    concept = ctx.catalog[concept_id]
+    entry = ctx.catalog[doc.object_id]
+    if entry.names & concept.names:
+        return True
+    concept_words = {w for n in concept.names for w in n.split() if len(w) >= 3} - {"metric", "model"}
+    doc_words = {w for n in entry.names for w in n.split()}
+    if entry.domain and entry.domain == concept.domain and concept_words & doc_words:
+        return True
+    return any(fuzz.partial_ratio(c, n) >= 90 for c in concept.names if len(c) >= 5 for n in entry.names)
+
+
 def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Document], role: str) -> list[Document]:
     """A source the user names ("the old wiki says…") is kept as conflict evidence
-    beside the authoritative one, whatever its similarity score."""
-    if not p.named_sources:
-        return []
-    concept_names = ctx.catalog[primary.object_id].names
+    beside the authoritative one, whatever its similarity score. A noun naming the
+    primary's own kind ("what does the memo say") is the subject, not a conflict."""
     found: list[Document] = []
     for ns in p.named_sources:
-        pool = [d for d in shown if d.doc_id != primary.doc_id and d.object_id != primary.object_id or
-                (d.object_id == primary.object_id and d.status != Status.approved)]
+        if primary.kind in ns.kinds:
+            continue
+        pool = [d for d in shown if d.doc_id != primary.doc_id
+                and not (d.status == Status.approved and d.kind == primary.kind)]
         if ns.kinds:
             pool = [d for d in pool if d.kind in ns.kinds]
         if ns.statuses:
             pool = [d for d in pool if d.status.value in ns.statuses] or pool
-        pool = [d for d in pool if not (d.status == Status.approved and d.kind == primary.kind
-                                        and d.object_id == primary.object_id)]
-        related = [d for d in pool if ctx.catalog[d.object_id].names & concept_names]
-        if not related and ctx.retriever is not None and pool:
-            ids = {d.doc_id for d in pool}
-            hits = _retrieve(ctx, p.text, role, k=10)
-            related = [d for h in hits for d in pool if d.doc_id == h.doc_id and d.doc_id in ids][:1]
-        related.sort(key=lambda d: (d.status == Status.approved, -d.authority, d.doc_id))
+        related = [d for d in pool if _related(ctx, d, primary.object_id)]
+        if not related and ctx.retriever is not None:
+            # Second resort: what retrieval finds among the named kind, if its text
+            # names the concept at all (read as data, to find it, never to obey it).
+            names = ctx.catalog[primary.object_id].names
+            ids = {d.doc_id: d for d in pool}
+            for h in _retrieve(ctx, p.text, role, k=10):
+                d = ids.get(h.doc_id)
+                if d is not None and any(f" {n} " in f" {normalize(d.text)} " for n in names):
+                    related = [d]
+                    break
+        if len(related) > 1 and ctx.retriever is not None:
+            order = {h.doc_id: i for i, h in enumerate(_retrieve(ctx, p.text, role, k=20))}
+            related.sort(key=lambda d: order.get(d.doc_id, len(order)))
+        else:
+            related.sort(key=lambda d: (d.status == Status.approved, -d.authority, d.doc_id))
         for d in related[:1]:
             if d not in found:
                 found.append(d)
@@ -286,7 +315,8 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Documen
         d = by_id.get(h.doc_id)
         if d is not None and d not in ordered:
             ordered.append(d)
-    governed = [d for d in ordered if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
+    # Only a governed object near the top counts: far down the list it is off-topic.
+    governed = [d for d in ordered[:5] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
     timings.mark("constrain", t)
     if governed:
         return governed[0].object_id, None

@@ -80,12 +80,12 @@ def _constrained(hits, docs_by_id: dict[str, Document], case: GoldCase, catalog)
     day = case.as_of
     parsed = parse_question(case.question, catalog, day)
     ordered = _top_docs(hits, 50)
-    def rank(doc_id: str):
+    def governed(doc_id: str) -> bool:
         d = docs_by_id[doc_id]
-        in_effect = day is None or d.in_effect(day)
-        governed = d.status == Status.approved and in_effect
-        return (0 if governed else 1, -d.authority, ordered.index(doc_id))
-    ranked = sorted((i for i in ordered if i in docs_by_id), key=rank)
+        return d.status in (Status.approved, Status.observed) and (day is None or d.in_effect(day))
+    # Hard constraints keep relevance order among what is approved and in effect.
+    known = [i for i in ordered if i in docs_by_id]
+    ranked = [i for i in known if governed(i)] + [i for i in known if not governed(i)]
     for ns in parsed.named_sources:
         named = [i for i in ordered if i in docs_by_id and (not ns.kinds or docs_by_id[i].kind in ns.kinds)
                  and docs_by_id[i].status != Status.approved]
@@ -128,11 +128,12 @@ def evaluate(corpus: Path, gold_path: Path, *, contract: Contract | None = None,
             ctx = ask_context(con, tmp_path / "lancedb", docs, policy, embedder=embedder)
             results = _run_cases(ctx, cases, docs, policy)
             results["configurations"] = _configurations(ctx, cases, docs)
-            log_rows = con.execute("SELECT * FROM answer_log").fetchall()
+            log_rows = con.execute("SELECT role, * FROM answer_log").fetchall()
             results["summary"]["answer_log_rows"] = len(log_rows)
-            log_text = json.dumps([list(map(str, r)) for r in log_rows])
+            # Each log row against what its own role may not see.
             results["summary"]["permission_leaks"] += sum(
-                len(_leaks(log_text, [d for d in docs if not visible(d, c.role, policy)])) for c in cases)
+                len(_leaks(json.dumps([str(v) for v in row[1:]]), [d for d in docs if not visible(d, row[0], policy)]))
+                for row in log_rows)
             results["summary"]["documents"] = len(docs)
             results["summary"]["quarantined"] = len(build.quarantined)
             results["summary"]["gate"] = gate_failures(results["summary"])

@@ -53,6 +53,8 @@ class ObjectEntry:
     kinds: set[str]
     names: set[str]
     domain: str
+    # Full object ids ("metric saas mrr"): matched only when written out whole.
+    exact: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -101,7 +103,7 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
         domain = parts[1] if len(parts) > 2 else ""
         entry = catalog.setdefault(d.object_id, ObjectEntry(d.object_id, set(), set(), domain))
         entry.kinds.add(d.kind)
-        entry.names.add(normalize(d.object_id))
+        entry.exact.add(normalize(d.object_id))
         entry.names.add(normalize(_humanize(parts[-1])))
         if d.kind not in ("metric_definition", "lineage", "freshness_snapshot"):
             # Titles of versioned definitions repeat the concept name with noise ("v3 proposal").
@@ -109,8 +111,28 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
         for alias in d.metadata.get("aliases", []) or []:
             entry.names.add(normalize(str(alias)))
     for entry in catalog.values():
-        entry.names = {n for n in entry.names if n and n not in _STOP and len(n) >= 4}
+        # Short names ("mrr", "gmv") are kept: they match only as whole words.
+        entry.names = {n for n in entry.names if n and n not in _STOP and len(n) >= 3}
     return catalog
+
+
+def _same_word(a: str, b: str) -> bool:
+    if a == b or a.rstrip("s") == b.rstrip("s"):
+        return True
+    return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88
+
+
+def _scattered(words: list[str], q_words: list[str], window: int = 6) -> bool:
+    """Every word of the name within a few words of each other, in any order
+    ("customers count as active" names "active customers")."""
+    positions = []
+    for w in words:
+        hits = [i for i, qw in enumerate(q_words) if _same_word(w, qw)]
+        if not hits:
+            return False
+        positions.append(hits)
+    firsts = [p[0] for p in positions]
+    return max(firsts) - min(firsts) <= window
 
 
 def _name_score(name: str, question: str) -> float:
@@ -120,11 +142,15 @@ def _name_score(name: str, question: str) -> float:
     if not words:
         return 0.0
     core = " ".join(words)
+    if len(core) < 5:
+        return 0.0  # short names ("mrr") only ever match as whole words, above
     # partial_ratio tolerates misspellings ("net revnue") inside a longer question.
-    score = fuzz.partial_ratio(core, question)
+    score = float(fuzz.partial_ratio(core, question))
     if len(core) < 8:
         score -= 10  # short names match too easily by accident
-    return float(score)
+    if score < 85 and len(words) >= 2 and _scattered(words, question.split()):
+        score = 88.0
+    return score
 
 
 # How a question names a kind of document ("the rebate memo").
@@ -135,8 +161,12 @@ KIND_NOUNS = {
 }
 
 
+_ALL_KIND_NOUNS = {n for nouns in KIND_NOUNS.values() for n in nouns}
+
+
 def _tokens(text: str) -> set[str]:
-    return {t for t in text.split() if len(t) >= 3 and t not in _STOP}
+    # Kind nouns ("runbook", "memo") say what sort of document, not which one.
+    return {t for t in text.split() if len(t) >= 3 and t not in _STOP and t not in _ALL_KIND_NOUNS}
 
 
 def _distinctive(catalog: dict[str, ObjectEntry]) -> dict[str, set[str]]:
@@ -170,8 +200,11 @@ def match_objects(question: str, catalog: dict[str, ObjectEntry], *, threshold: 
         best, best_name = 0.0, ""
         for name in entry.names:
             s = _name_score(name, q)
-            if s > best:
+            if s > best or (s == best and len(name) > len(best_name)):
                 best, best_name = s, name
+        for name in entry.exact:
+            if f" {name} " in f" {q} ":
+                best, best_name = 101.0, name
         by_tokens = _token_score(entry, distinctive.get(entry.object_id, set()), q_tokens)
         if by_tokens > best:
             best, best_name = by_tokens, "distinctive words"
