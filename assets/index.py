@@ -30,7 +30,7 @@ def knowledge_index(context: dg.AssetExecutionContext, canon_db: DuckDBResource,
         with canon_db.get_connection() as con:
             docs = project(registry.load_documents(con), policy)
             result = index.publish(con, paths.lancedb_dir, docs, emb, policy_revision=policy.revision,
-                                   run_id=context.run_id)
+                                   run_id=context.run.run_id)
             rev = index.served_revision(con)
         run.add_output(index_revision(result.revision_id))
     return dg.MaterializeResult(metadata={

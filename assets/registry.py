@@ -43,7 +43,7 @@ def evidence_registry(context: dg.AssetExecutionContext, canon_db: DuckDBResourc
         with canon_db.get_connection() as con:
             build = build_registry(
                 con, corpus=corpus_dir(), corpus_contract=corpus_contract, dbt_documents=dbt_docs,
-                dbt_contract=dbt_contract, run_id=context.run_id, today=dt.date.today(),
+                dbt_contract=dbt_contract, run_id=context.run.run_id, today=dt.date.today(),
             )
             kinds = con.execute(
                 "SELECT kind, count(*) FROM documents WHERE deleted_at IS NULL GROUP BY 1 ORDER BY 1").fetchall()
