@@ -12,6 +12,8 @@ from dagster_dbt import DbtCliResource, dbt_assets
 from assets.dbt_translator import CanonDbtTranslator
 from canon.artifact_store import publish_artifacts
 from canon.dbt_artifacts import read_sources_json
+from canon.run_events import dbt_relation
+from resources.lineage_emitter import OpenLineageResource
 from resources.dbt import dbt_project, ensure_manifest
 from resources.settings import canon_paths
 
@@ -24,15 +26,29 @@ def _source_keys(manifest_path: Path) -> dict[str, dg.AssetKey]:
     }
 
 
+def _relations(manifest_path: Path) -> dict[str, list]:
+    """OpenLineage datasets for the dbt run: raw sources in, model relations out (with columns)."""
+    manifest = json.loads(manifest_path.read_text())
+    sources = [dbt_relation(s["relation_name"].replace('"', "")) for s in manifest.get("sources", {}).values()
+               if s.get("relation_name")]
+    models = [dbt_relation(n["relation_name"].replace('"', ""),
+                           fields=[(c, v.get("data_type")) for c, v in (n.get("columns") or {}).items()] or None)
+              for n in manifest.get("nodes", {}).values()
+              if n.get("resource_type") == "model" and n.get("relation_name")]
+    return {"sources": sources, "models": models}
+
+
 def build_dbt_definitions() -> tuple[dg.AssetsDefinition, dg.AssetChecksDefinition]:
     manifest_path = ensure_manifest()
     translator = CanonDbtTranslator()
+    relations = _relations(manifest_path)
 
     @dbt_assets(manifest=manifest_path, project=dbt_project(), dagster_dbt_translator=translator, name="dbt_models")
-    def dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource):
+    def dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource, lineage: OpenLineageResource):
         """`dbt build` (models, versions, tests); the artifacts are published as one set for Canon."""
-        invocation = dbt.cli(["build"], context=context)
-        yield from invocation.stream()
+        with lineage.asset_run(context, job_name="dbt_build", inputs=relations["sources"], outputs=relations["models"]):
+            invocation = dbt.cli(["build"], context=context)
+            yield from invocation.stream()
         store = canon_paths().dbt_artifacts_dir
         copied = publish_artifacts(invocation.target_path, store, names=("manifest.json", "semantic_manifest.json", "run_results.json"))
         # sources.json belongs to the same artifact set; `dbt source freshness` yields no Dagster events.

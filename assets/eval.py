@@ -9,7 +9,9 @@ import dagster as dg
 from assets.index import INDEX_KEY
 from canon.config import PROJECT_ROOT
 from canon.evaluation import RELEASE_GATE, evaluate, markdown_table
+from canon.run_events import canon_table
 from resources.embedder import EmbedderResource
+from resources.lineage_emitter import OpenLineageResource
 from resources.settings import canon_paths
 
 EVAL_KEY = dg.AssetKey(["canon", "eval_report"])
@@ -26,15 +28,17 @@ def _report_path() -> Path:
 
 @dg.asset(key=EVAL_KEY, deps=[INDEX_KEY], group_name="eval",
           description="Both release gold sets answered on a fresh index with the production code.")
-def eval_report(context: dg.AssetExecutionContext, embedder: EmbedderResource) -> dg.MaterializeResult:
+def eval_report(context: dg.AssetExecutionContext, embedder: EmbedderResource,
+                lineage: OpenLineageResource) -> dg.MaterializeResult:
     emb = embedder.get_embedder()
     report, tables = {}, []
-    for name, corpus, gold in RELEASE_SETS:
-        if not gold.exists():
-            raise dg.Failure(f"release gold set {name!r} missing: {gold}")
-        result = evaluate(corpus, gold, embedder=emb)
-        report[name] = result
-        tables.append(f"### {name} ({result['summary']['cases']} cases)\n\n{markdown_table(result)}")
+    with lineage.asset_run(context, inputs=[canon_table("documents")], outputs=[canon_table("eval_report")]):
+        for name, corpus, gold in RELEASE_SETS:
+            if not gold.exists():
+                raise dg.Failure(f"release gold set {name!r} missing: {gold}")
+            result = evaluate(corpus, gold, embedder=emb)
+            report[name] = result
+            tables.append(f"### {name} ({result['summary']['cases']} cases)\n\n{markdown_table(result)}")
     path = _report_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2, default=str))

@@ -8,6 +8,8 @@ from dagster_duckdb import DuckDBResource
 from canon import definition_checks, registry
 from canon.dbt_artifacts import read_artifacts
 from canon.dbt_tables import store_bundle
+from canon.run_events import DatasetRef, canon_table
+from resources.lineage_emitter import OpenLineageResource
 from resources.settings import canon_paths
 
 DBT_TABLE_KEYS = {
@@ -31,10 +33,12 @@ def build_metadata_assets(dbt_models: dg.AssetsDefinition) -> list:
                          description="dbt source freshness (sources.json): max_loaded_at, age and SLA per source."),
         ],
     )
-    def dbt_artifact_tables(context: dg.AssetExecutionContext, canon_db: DuckDBResource):
-        bundle = read_artifacts(canon_paths().dbt_artifacts_dir)  # parse all before writing anything
-        with canon_db.get_connection() as con:
-            counts = store_bundle(con, bundle)
+    def dbt_artifact_tables(context: dg.AssetExecutionContext, canon_db: DuckDBResource, lineage: OpenLineageResource):
+        outputs = [canon_table(n) for n in ("dbt_nodes", "lineage_edges", "source_freshness")]
+        with lineage.asset_run(context, inputs=[DatasetRef("file://dbt_artifacts", "manifest.json")], outputs=outputs):
+            bundle = read_artifacts(canon_paths().dbt_artifacts_dir)  # parse all before writing anything
+            with canon_db.get_connection() as con:
+                counts = store_bundle(con, bundle)
         common = {"artifact_revision": bundle.revision, "manifest_schema_version": bundle.schema_version}
         yield dg.MaterializeResult(asset_key=DBT_TABLE_KEYS["dbt_nodes"], metadata={
             **common, "dagster/row_count": counts["dbt_nodes"]})
@@ -47,11 +51,13 @@ def build_metadata_assets(dbt_models: dg.AssetsDefinition) -> list:
     @dg.asset(key=DEFINITIONS_KEY, deps=[REGISTRY_KEY], group_name="metadata",
               description="Effective-time definitions: one row per evidence revision; "
                           "`SELECT * FROM definitions_as_of('2026-08-31')` gives what governs on a date.")
-    def definitions(canon_db: DuckDBResource) -> dg.MaterializeResult:
-        with canon_db.get_connection() as con:
-            registry.ensure_schema(con)
-            n = registry.refresh_definitions(con)
-            by_status = con.execute("SELECT status, count(*) FROM definitions GROUP BY 1 ORDER BY 1").fetchall()
+    def definitions(context: dg.AssetExecutionContext, canon_db: DuckDBResource,
+                    lineage: OpenLineageResource) -> dg.MaterializeResult:
+        with lineage.asset_run(context, inputs=[canon_table("documents")], outputs=[canon_table("definitions")]):
+            with canon_db.get_connection() as con:
+                registry.ensure_schema(con)
+                n = registry.refresh_definitions(con)
+                by_status = con.execute("SELECT status, count(*) FROM definitions GROUP BY 1 ORDER BY 1").fetchall()
         return dg.MaterializeResult(metadata={"dagster/row_count": n, **{f"status/{s}": c for s, c in by_status}})
 
     return [dbt_artifact_tables, definitions, *build_definition_checks()]

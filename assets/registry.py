@@ -47,14 +47,22 @@ def evidence_registry(context: dg.AssetExecutionContext, canon_db: DuckDBResourc
             )
             kinds = con.execute(
                 "SELECT kind, count(*) FROM documents WHERE deleted_at IS NULL GROUP BY 1 ORDER BY 1").fetchall()
+            held, oldest = con.execute(
+                "SELECT count(*), min(first_quarantined_at) FROM quarantine WHERE released_at IS NULL").fetchall()[0]
     reasons = "\n".join(f"- `{q.source_uri}`: {'; '.join(q.reasons)}" for q in build.quarantined) or "none"
     return dg.MaterializeResult(metadata={
         **build.summary(),
         "dagster/row_count": build.documents,
         "kinds": dg.MetadataValue.json(dict(kinds)),
         "quarantine_reasons": dg.MetadataValue.md(reasons),
+        "quarantine_open": held,
+        "quarantine_oldest_age_hours": round((_utcnow() - oldest).total_seconds() / 3600, 2) if oldest else 0.0,
         "corpus": str(corpus_dir()),
     })
+
+
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
 @dg.asset_check(asset=REGISTRY_KEY, name="quarantine_age", blocking=False,
@@ -64,7 +72,7 @@ def quarantine_age(canon_db: DuckDBResource) -> dg.AssetCheckResult:
         rows = con.execute(
             "SELECT source_uri, reasons, first_quarantined_at FROM quarantine WHERE released_at IS NULL "
             "ORDER BY first_quarantined_at").fetchall()
-    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    now = _utcnow()
     oldest_h = max(((now - r[2]).total_seconds() / 3600 for r in rows), default=0.0)
     return dg.AssetCheckResult(
         passed=oldest_h <= QUARANTINE_MAX_AGE_HOURS,
