@@ -33,6 +33,7 @@ test: install
 
 ui: install
 	@mkdir -p $(DAGSTER_HOME)
+	$(BIN)/python -c "from sensors.common import ensure_dagster_yaml; ensure_dagster_yaml('$(DAGSTER_HOME)')"
 	$(BIN)/dagster dev -w workspace.yaml
 
 bench-metadata: install
@@ -43,3 +44,18 @@ bench: install
 
 clean:
 	rm -rf $(CANON_HOME) dbt_project/target dbt_project/logs
+
+# Headless-Chromium screenshots of the Dagster UI into docs/img (after `make run`).
+# Installs Debian's chromium when no Chromium is on PATH (needs root and apt-get).
+.PHONY: screenshots
+screenshots: install
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  command -v google-chrome >/dev/null 2>&1 || \
+	  { echo "installing Debian's chromium for headless screenshots"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	$(BIN)/python scripts/screenshots.py --out docs/img
+
+# The daemon end-to-end test (~13 min): each kind of change starts exactly one run.
+.PHONY: e2e
+e2e: install
+	$(BIN)/pytest -q tests_e2e

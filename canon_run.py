@@ -16,6 +16,9 @@ def main() -> int:
     paths = canon_paths()
     os.environ.setdefault("DAGSTER_HOME", str(paths.dagster_home))
     paths.dagster_home.mkdir(parents=True, exist_ok=True)
+    from sensors.common import ensure_dagster_yaml
+
+    ensure_dagster_yaml(os.environ["DAGSTER_HOME"])  # one DuckDB-writing run at a time
     started = time.monotonic()
     defs = build_definitions()
     job = defs.resolve_job_def(MAIN_JOB)

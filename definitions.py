@@ -10,6 +10,7 @@ from assets.index import knowledge_index
 from assets.raw_loaders import raw_loaders
 from assets.registry import evidence_registry, quarantine_age
 from resources.dbt import dbt_cli_resource
+from sensors.common import DB_TAGS
 from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
 from resources.warehouse import canon_db_resource, raw_db_resource
@@ -25,9 +26,19 @@ def build_definitions() -> dg.Definitions:
     sensors: list = []
     schedules: list = []
     # -- operations (sensors, schedules, alert and freshness checks) are added below this line --
+    from sensors import build_operations
+
+    ops = build_operations(dbt_models, main_job_name=MAIN_JOB)
+    checks += ops.checks
+    jobs += ops.jobs
+    sensors += ops.sensors
+    schedules += ops.schedules
     # -- lifecycle (forget, migrate, rollback jobs) is added below this line --
+    from assets.lifecycle import lifecycle_jobs
+
+    jobs += lifecycle_jobs
     main_job = dg.define_asset_job(
-        MAIN_JOB, selection=dg.AssetSelection.all(),
+        MAIN_JOB, selection=dg.AssetSelection.all(), tags=DB_TAGS,
         description="Raw loaders → dbt build → artifacts → registry → definitions → index → eval.",
     )
     return dg.Definitions(

@@ -7,19 +7,13 @@ from pathlib import Path
 import dagster as dg
 
 from assets.index import INDEX_KEY
-from canon.config import PROJECT_ROOT
-from canon.evaluation import RELEASE_GATE, evaluate, markdown_table
+from canon.evaluation import RELEASE_GATE, RELEASE_SETS, evaluate, markdown_table
 from canon.run_events import canon_table
 from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
 from resources.settings import canon_paths
 
 EVAL_KEY = dg.AssetKey(["canon", "eval_report"])
-# (name, corpus, gold): the dossier's 11 cases and Canon's harder set.
-RELEASE_SETS = (
-    ("dossier", PROJECT_ROOT / "tests/fixtures/dossier/corpus.jsonl", PROJECT_ROOT / "tests/fixtures/dossier/gold.json"),
-    ("hard", PROJECT_ROOT / "tests/gold_hard/corpus", PROJECT_ROOT / "tests/gold_hard/gold.json"),
-)
 
 
 def _report_path() -> Path:

@@ -6,12 +6,12 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from assets.metadata import DEFINITIONS_KEY
-from canon import index, registry
+from canon import index, migration, ops_checks, registry
 from canon.policy import load_policy, project
 from canon.run_events import canon_table, index_revision
 from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
-from resources.settings import canon_paths, corpus_dir
+from resources.settings import canon_paths, policy_file
 
 INDEX_KEY = dg.AssetKey(["canon", "knowledge_index"])
 
@@ -24,13 +24,17 @@ INDEX_KEY = dg.AssetKey(["canon", "knowledge_index"])
 def knowledge_index(context: dg.AssetExecutionContext, canon_db: DuckDBResource, embedder: EmbedderResource,
                     lineage: OpenLineageResource) -> dg.MaterializeResult:
     paths = canon_paths()
-    policy = load_policy(corpus_dir() / "policy.yml")
+    policy = load_policy(policy_file())
     emb = embedder.get_embedder()
     with lineage.asset_run(context, inputs=[canon_table("documents")]) as run:
         with canon_db.get_connection() as con:
+            # First sighting of this policy revision (the revocation-lag clock), if no sensor saw it.
+            ops_checks.record_policy_revision(con, policy.revision, seen_by="knowledge_index")
             docs = project(registry.load_documents(con), policy)
+            # After a `canon migrate` cut-over the active configuration (table, model, chunking) wins.
+            emb, options = migration.publish_setup(con, emb)
             result = index.publish(con, paths.lancedb_dir, docs, emb, policy_revision=policy.revision,
-                                   run_id=context.run.run_id)
+                                   run_id=context.run.run_id, **options)
             rev = index.served_revision(con)
         run.add_output(index_revision(result.revision_id))
     return dg.MaterializeResult(metadata={

@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--embedder", choices=["sentence-transformers", "hashing"], default=None,
                     help="hashing is the deterministic test embedder (fast, meaningless vectors)")
     sp.set_defaults(handler=_eval_command)
+    from canon.cli_lifecycle import register as register_lifecycle
+
+    register_lifecycle(sub)
     return p
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from canon import index, registry
 from canon.ask import Timings, ask
+from canon.config import PROJECT_ROOT
 from canon.contracts import Contract, load_contract
 from canon.dates import parse_as_of
 from canon.errors import CanonInputError
@@ -24,6 +25,11 @@ from canon.registry_build import build_registry
 from canon.resolve import visible
 from canon.service import ask_context
 
+# The release gold sets (name, corpus, gold): the dossier's 11 cases and Canon's harder set.
+RELEASE_SETS = (
+    ("dossier", PROJECT_ROOT / "tests/fixtures/dossier/corpus.jsonl", PROJECT_ROOT / "tests/fixtures/dossier/gold.json"),
+    ("hard", PROJECT_ROOT / "tests/gold_hard/corpus", PROJECT_ROOT / "tests/gold_hard/gold.json"),
+)
 RELEASE_GATE = {"action_accuracy": 1.0, "permission_leaks": 0, "wrong_version_rate": 0.0, "recall_at_3": 0.95}
 
 
@@ -104,7 +110,10 @@ def _leaks(resp_json: str, invisible: list[Document]) -> list[str]:
 
 
 def evaluate(corpus: Path, gold_path: Path, *, contract: Contract | None = None, embedder=None,
-             today: dt.date | None = None, workdir: Path | None = None) -> dict[str, Any]:
+             today: dt.date | None = None, workdir: Path | None = None,
+             index_options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`index_options` go to `canon.index.publish` (chunker, max_chars, overlap):
+    a migration evaluates each configuration exactly as it would be served."""
     corpus = Path(corpus)
     if not corpus.exists():
         raise CanonInputError(corpus, "corpus not found")
@@ -124,7 +133,7 @@ def evaluate(corpus: Path, gold_path: Path, *, contract: Contract | None = None,
             policy_file = (corpus if corpus.is_dir() else corpus.parent) / "policy.yml"
             policy = load_policy(policy_file if policy_file.exists() else None)
             index.publish(con, tmp_path / "lancedb", project(docs, policy), embedder,
-                          policy_revision=policy.revision, run_id=run_id)
+                          policy_revision=policy.revision, run_id=run_id, **(index_options or {}))
             ctx = ask_context(con, tmp_path / "lancedb", docs, policy, embedder=embedder)
             results = _run_cases(ctx, cases, docs, policy)
             results["configurations"] = _configurations(ctx, cases, docs)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from canon import registry
+from canon import contract_state, registry
 from canon.contracts import Contract
 from canon.documents import RawRecord, read_corpus
 from canon.gate import GateResult, QuarantineEntry, gate
@@ -44,9 +44,30 @@ def records_from_documents(docs: list[Document]) -> list[RawRecord]:
     return out
 
 
+def _without_forgotten(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contract) -> GateResult:
+    """A forgotten doc_id (canon forget) never comes back: it is reported as
+    quarantined with the date it was forgotten, and nothing of it is stored."""
+    from canon.lifecycle import forgotten_doc_ids, forgotten_reason  # lazy: lifecycle loads the index stack
+
+    gone = forgotten_doc_ids(con)
+    if not gone:
+        return result
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    label, system = contract.label, contract.source.system
+    quarantine = [e for e in result.quarantine if e.doc_id not in gone]
+    quarantine += [QuarantineEntry(d.source_uri, d.doc_id, [forgotten_reason(gone[d.doc_id])], d.content_hash, now,
+                                   label, system) for d in result.documents if d.doc_id in gone]
+    quarantine += [QuarantineEntry(e.source_uri, e.doc_id, [forgotten_reason(gone[e.doc_id])], e.content_hash,
+                                   e.quarantined_at, e.contract, e.source_system)
+                   for e in result.quarantine if e.doc_id in gone]
+    return GateResult([d for d in result.documents if d.doc_id not in gone], quarantine, result.contract,
+                      result.collapsed)
+
+
 def _store(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contract, run_id: str,
            build: RegistryBuild) -> None:
     system = contract.source.system
+    result = _without_forgotten(con, result, contract)
     build.diffs[system] = registry.sync_documents(
         con, result.documents, source_system=system, contract_version=contract.label, run_id=run_id)
     registry.sync_quarantine(con, [_keyed(e) for e in result.quarantine], source_system=system, run_id=run_id)
@@ -75,11 +96,13 @@ def build_registry(
     registry.ensure_schema(con)
     build = RegistryBuild()
     if corpus is not None:
+        contract_state.apply(con, corpus_contract, source=f"contract {corpus_contract.label}")
         read = read_corpus(corpus)
         _store(con, gate(read, corpus_contract, today=today), corpus_contract, run_id, build)
         root = Path(corpus).resolve()
         registry.set_setting(con, "corpus_root", str(root if root.is_dir() else root.parent))
     if dbt_documents is not None and dbt_contract is not None:
+        contract_state.apply(con, dbt_contract, source=f"contract {dbt_contract.label}")
         _store(con, gate(records_from_documents(dbt_documents), dbt_contract, today=today), dbt_contract, run_id, build)
     build.documents = con.execute("SELECT count(*) FROM documents WHERE deleted_at IS NULL").fetchall()[0][0]
     return build

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 
-from canon import index_search, index_store
+from canon import index_search, index_store, ops_checks
 from canon.ask import AskContext, Retriever
 from canon.errors import CanonInputError
 from canon.embedding import HashingEmbedder, SentenceTransformerEmbedder, default_embedder
@@ -15,10 +15,16 @@ from canon.models import Document
 from canon.policy import Policy
 
 
-def embedder_for(model_id: str):
+def embedder_for(model_id: str, con: duckdb.DuckDBPyConnection | None = None):
     """The embedder that produced a revision: query vectors must come from the same model."""
     if model_id.startswith("canon-hashing:"):
         return HashingEmbedder(dimensions=int(model_id.split(":")[2]))
+    if con is not None:  # a model configured by `canon migrate` (path, max_seq_length) is recorded there
+        from canon.migration import recorded_embedder
+
+        emb = recorded_embedder(con, model_id)
+        if emb is not None:
+            return emb
     emb = default_embedder()
     if emb.identity.model_id != model_id:
         raise CanonInputError("index_revisions", f"the served revision was embedded with {model_id}, "
@@ -35,17 +41,6 @@ def make_embedder(kind: str | None = None, model_path: str | None = None):
     return default_embedder()
 
 
-def served_chunks(con: duckdb.DuckDBPyConnection, revision_id: str) -> dict[str, tuple[str, list[str]]]:
-    """doc_id -> (content hash indexed, chunk ids) for one revision."""
-    rows = con.execute(
-        """SELECT c.doc_id, c.doc_version, list(c.chunk_id ORDER BY c.span_start)
-           FROM embedding_lineage e JOIN chunk_lineage c USING (chunk_id)
-           WHERE e.index_revision = ? GROUP BY 1, 2""",
-        [revision_id],
-    ).fetchall()
-    return {r[0]: (r[1], list(r[2])) for r in rows}
-
-
 def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: list[Document],
                     embedder=None) -> Retriever | None:
     if not index_store.has_schema(con):
@@ -53,19 +48,19 @@ def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: lis
     rev = index_store.served_revision(con)
     if rev is None:
         return None
-    from canon.registry import version_of
-
-    emb = embedder or embedder_for(rev["embedding_model_id"])
-    indexed = served_chunks(con, rev["revision_id"])
-    live_version = {d.doc_id: version_of(d) for d in docs}
+    emb = embedder or embedder_for(rev["embedding_model_id"], con)
+    # The stale-index rule shared with the index_revision_fresh check.
+    indexed = ops_checks.indexed_versions(con, rev["revision_id"])
+    by_id = {d.doc_id: d for d in docs}
 
     def chunks_of(doc_id: str, content_hash: str) -> list[str]:
         # Only when the served revision holds the registry's live text: otherwise
         # the evidence was read live from the registry (stale index).
-        got = indexed.get(doc_id)
-        if got is None or got[0] != live_version.get(doc_id):
+        doc = by_id.get(doc_id)
+        held = indexed.get(doc_id)
+        if doc is None or ops_checks.stale_reason(doc, held) is not None:
             return []
-        return got[1]
+        return list(held.chunk_ids)
 
     return Retriever(
         search=functools.partial(index_search.search, lancedb_dir, con),

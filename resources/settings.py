@@ -21,3 +21,9 @@ def canon_paths() -> CanonPaths:
 
 def corpus_dir() -> Path:
     return Path(os.environ.get("CANON_CORPUS", str(PROJECT_ROOT / "knowledge"))).resolve()
+
+
+def policy_file() -> Path:
+    """The live policy: $CANON_POLICY, else policy.yml in the corpus (as the CLI reads it)."""
+    env = os.environ.get("CANON_POLICY")
+    return Path(env).resolve() if env else corpus_dir() / "policy.yml"

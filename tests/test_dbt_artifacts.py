@@ -31,8 +31,9 @@ def _external() -> Path:
 
 
 EXTERNAL = _external()
-needs_external = pytest.mark.skipif(not EXTERNAL.is_dir(), reason=f"{EXTERNAL} not present")
-FOLDERS = sorted(p.name for p in EXTERNAL.iterdir() if p.is_dir()) if EXTERNAL.is_dir() else []
+# The third-party artifacts ship beside the repository (../shared/external); they are required.
+assert EXTERNAL.is_dir(), f"{EXTERNAL} not present: set CANON_SHARED to the folder holding external/"
+FOLDERS = sorted(p.name for p in EXTERNAL.iterdir() if p.is_dir())
 
 
 def _names(folder: Path) -> dict:
@@ -68,7 +69,6 @@ def model_edges(bundle: ArtifactBundle) -> set[tuple[str, str]]:
 # --------------------------------------------------------------------------- every real folder
 
 
-@needs_external
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_every_external_folder_loads(folder):
     b = load(folder)
@@ -100,7 +100,6 @@ def test_every_external_folder_loads(folder):
         assert isinstance(json.loads(r["meta_json"]), dict)
 
 
-@needs_external
 def test_bundle_inserts_into_duckdb(tmp_path):
     b = load("dbt-project-evaluator")
     con = duckdb.connect(str(tmp_path / "canon.duckdb"))
@@ -118,7 +117,6 @@ def test_bundle_inserts_into_duckdb(tmp_path):
 # --------------------------------------------------------------------------- specific content
 
 
-@needs_external
 def test_project_evaluator_versions_groups_semantic_layer():
     b = load("dbt-project-evaluator")
     n = by_id(b)
@@ -159,7 +157,6 @@ def test_project_evaluator_versions_groups_semantic_layer():
     assert types.count("test") == 72
 
 
-@needs_external
 def test_tuva_input_layer_scale_and_mixed_dbt_versions():
     b = load("tuva-input-layer")
     raw = read_manifest(EXTERNAL / "tuva-input-layer" / "manifest.json")
@@ -182,7 +179,6 @@ def test_tuva_input_layer_scale_and_mixed_dbt_versions():
     assert any(r["edge_type"] == "column" for r in rows(b.edges))
 
 
-@needs_external
 def test_cosmos_source_freshness_warn():
     b = load("cosmos-altered-jaffle-shop")
     assert len(b.freshness) == 1
@@ -203,7 +199,6 @@ def test_cosmos_source_freshness_warn():
     assert b.semantic == {**b.semantic, "metrics": [], "semantic_models": []}
 
 
-@needs_external
 def test_solana_v6_old_schema():
     b = load("solana-models-v6")
     assert b.schema_version == 6 and b.dbt_version == "1.2.0"
@@ -219,7 +214,6 @@ def test_solana_v6_old_schema():
     assert sum(1 for r in rows(b.edges) if r["edge_type"] == "column") > 100
 
 
-@needs_external
 def test_semantic_v12_metrics_chain():
     b = load("jaffle-shop-semantic-v12")
     types = b.nodes.column("resource_type").to_pylist()
@@ -255,7 +249,6 @@ def _ancestors(edges: set[tuple[str, str]], node: str) -> set[str]:
     return seen
 
 
-@needs_external
 def test_state_fixtures_same_project_across_v10_v11_v12():
     loaded = {v: load(f"dbt-core-state-{v}") for v in ("v10", "v11", "v12")}
     ids = {v: sorted(b.nodes.column("unique_id").to_pylist()) for v, b in loaded.items()}
@@ -273,7 +266,6 @@ def test_state_fixtures_same_project_across_v10_v11_v12():
         assert b.run_results.num_rows == 0 and b.freshness == [] and b.semantic is None
 
 
-@needs_external
 def test_column_lineage_from_compiled_sql():
     b = load("jaffle-shop-duckdb")
     col = {(r["parent"], r["parent_column"], r["child"], r["child_column"]) for r in rows(b.edges)
@@ -289,7 +281,6 @@ def test_column_lineage_from_compiled_sql():
     assert set(off.column("edge_type").to_pylist()) == {"model"}
 
 
-@needs_external
 def test_bad_compiled_sql_never_fails_the_load(tmp_path):
     raw = json.loads((EXTERNAL / "jaffle-shop-duckdb" / "manifest.json").read_text())
     raw["nodes"]["model.jaffle_shop.customers"]["compiled_code"] = "select ((( from where"
@@ -305,7 +296,6 @@ def test_bad_compiled_sql_never_fails_the_load(tmp_path):
 # --------------------------------------------------------------------------- governed meta.canon
 
 
-@needs_external
 def test_governed_entries_from_meta_canon(tmp_path):
     raw = json.loads((EXTERNAL / "jaffle-shop-semantic-v12" / "manifest_1.11.json").read_text())
     model = raw["nodes"]["model.jaffle_shop.orders"]
@@ -335,8 +325,6 @@ def test_governed_entries_from_meta_canon(tmp_path):
 
 @pytest.fixture()
 def jaffle_copy(tmp_path):
-    if not EXTERNAL.is_dir():
-        pytest.skip("external artifacts not present")
     for f in (EXTERNAL / "jaffle-shop-duckdb").iterdir():
         shutil.copy(f, tmp_path / f.name)
     return tmp_path
@@ -427,8 +415,6 @@ def test_optional_files_can_be_absent_or_ignored(jaffle_copy):
 
 
 def test_read_run_results_standalone():
-    if not EXTERNAL.is_dir():
-        pytest.skip("external artifacts not present")
     t = read_run_results(EXTERNAL / "tuva-v8" / "run_results.json")
     assert t.num_rows == 399 and set(t.column("schema_version").to_pylist()) == {4}
     assert t.column("relation_name").null_count == 399  # run-results v4 has no relation_name

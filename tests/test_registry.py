@@ -5,6 +5,7 @@ effective-time table answers `definitions_as_of(d)`."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +82,31 @@ def test_failed_sync_leaves_registry_untouched(con, dossier_docs):
         _sync(con, bad, run="r3")
     assert len(registry.load_documents(con)) == 12
     assert _versions(con) == 12
+
+
+def test_contract_changes_follow_semantic_versioning(con, tmp_path, dossier_corpus_path):
+    import uuid
+
+    from canon.contracts import contract_from_dict, load_contract
+    from canon.errors import CanonInputError
+    from canon.registry_build import build_registry
+
+    root = Path(__file__).resolve().parents[1]
+    base = load_contract(root / "contracts" / "knowledge.yml")
+
+    def build(contract):
+        return build_registry(con, corpus=dossier_corpus_path, corpus_contract=contract, run_id=str(uuid.uuid4()))
+
+    build(base)
+    data = base.model_dump(mode="json", by_alias=True)
+    data.update(version="1.1.0")
+    data["processing"]["chunker"] = "heading-aware-v2"
+    with pytest.raises(CanonInputError, match="major change without major version bump"):
+        build(contract_from_dict(data))
+    data.update(version="2.0.0")
+    with pytest.raises(CanonInputError, match="not accepted"):
+        build(contract_from_dict(data))
+    data.update(accepted_major=2)
+    assert build(contract_from_dict(data)).documents == 12  # accepted by consumers: applied
+    minor = {**data, "version": "2.1.0", "owner": "someone-else@canon.example"}
+    assert build(contract_from_dict(minor)).documents == 12
