@@ -57,8 +57,17 @@ def _print_summary(paths, result, elapsed: float) -> None:
             print(line)
     finally:
         con.close()
+    report = paths.home / "eval" / "eval_report.json"
+    if report.exists():
+        import json
+
+        sets = json.loads(report.read_text())
+        print("release gate   " + "; ".join(
+            f"{name} {r['summary']['passed']}/{r['summary']['cases']} passed, recall@3 {r['summary']['recall_at_3']}, "
+            f"leaks {r['summary']['permission_leaks']}" for name, r in sets.items()))
     print(f"home           {paths.home}  (Dagster UI: make ui)")
     print("try            .venv/bin/canon resolve metric.finance.net_revenue --as-of 2026-08-31 --role analyst")
+    print('               .venv/bin/canon ask "Which net revenue definition applies for 2026-08-31?" --role analyst')
 
 
 if __name__ == "__main__":
