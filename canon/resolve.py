@@ -133,12 +133,17 @@ def lineage(
     lineage_doc = next((d for d in docs if d.doc_id == doc.metadata.get("lineage_doc_id")), None)
     if lineage_doc is not None and visible(lineage_doc, role, policy):
         evidence.append(Evidence.of(lineage_doc, "supporting"))
-    models = [n for n in graph.of_type("model") if n["id"] == doc.metadata.get("implemented_by")] or graph.of_type("model")
     sources = sorted(n["relation_name"] or n["id"] for n in graph.sources())
-    model_txt = ", ".join(f"{m['name']} v{m['version']}" if m.get("version") else m["name"] for m in models[:1])
+    impl = graph.nodes.get(doc.metadata.get("implemented_by") or start)
+    if impl is not None and impl["resource_type"] == "model":
+        label = f"{impl['name']} v{impl['version']}" if impl.get("version") else impl["name"]
+        verb = "is the dbt model" if impl["id"] == start else "is implemented by the dbt model"
+        head = f"{doc.doc_id} {verb} {label}"
+    else:
+        head = f"{doc.doc_id} ({start})"
     return Response(
         action="answer", role=role, as_of=day, policy_revision=policy.revision,
-        answer=f"{doc.doc_id} is implemented by {model_txt}; its upstream raw sources are {', '.join(sources)}.",
+        answer=f"{head}; its upstream raw sources are {', '.join(sources)}.",
         evidence=evidence,
         claims=[Claim(claim=f"{doc.doc_id} depends on {s}", evidence_id=doc.doc_id,
                       evidence_revision=doc.content_hash, supported_span=f"lineage graph edge path to {s}",

@@ -75,6 +75,10 @@ def test_lineage_walks_the_graph_to_the_raw_sources(home):
     v1 = _cli(h, "lineage", "metric.finance.net_revenue", "--as-of", "2026-06-30", "--role", "analyst")
     v1_sources = {n["relation_name"] for n in v1["lineage"]["nodes"] if n["resource_type"] == "source"}
     assert v1_sources == SOURCES - {"raw.billing.credit_notes"}
+    assert "implemented by the dbt model fct_revenue v1" in v1["answer"]
+    model = _cli(h, "lineage", "model.analytics.fct_revenue", "--as-of", "2026-08-31", "--role", "analyst")
+    assert model["evidence"][0]["doc_id"] == "model.fct_revenue.v2"
+    assert "is the dbt model fct_revenue v2" in model["answer"] and all(s in model["answer"] for s in SOURCES)
 
 
 def test_ask_worked_example_on_the_demo(home):
