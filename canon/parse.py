@@ -95,9 +95,15 @@ def _humanize(segment: str) -> str:
     return segment.replace("_", " ").replace("-", " ").strip()
 
 
+class Catalog(dict):
+    """object_id -> ObjectEntry, with what every question reuses computed once."""
+
+    distinctive: dict[str, set[str]]
+
+
 def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
     """Names an object answers to: its id, its last id segment, its titles and declared aliases."""
-    catalog: dict[str, ObjectEntry] = {}
+    catalog: dict[str, ObjectEntry] = Catalog()
     for d in docs:
         parts = d.object_id.split(".")
         domain = parts[1] if len(parts) > 2 else ""
@@ -113,6 +119,7 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
     for entry in catalog.values():
         # Short names ("mrr", "gmv") are kept: they match only as whole words.
         entry.names = {n for n in entry.names if n and n not in _STOP and len(n) >= 3}
+    catalog.distinctive = _distinctive(catalog)
     return catalog
 
 
@@ -194,7 +201,9 @@ def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: set[str]) 
 def match_objects(question: str, catalog: dict[str, ObjectEntry], *, threshold: float = 85.0) -> list[ObjectMatch]:
     q = normalize(question)
     q_tokens = set(q.split())
-    distinctive = _distinctive(catalog)
+    distinctive = getattr(catalog, "distinctive", None)
+    if distinctive is None:
+        distinctive = _distinctive(catalog)
     out = []
     for entry in catalog.values():
         best, best_name = 0.0, ""
