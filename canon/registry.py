@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterable
 
 import duckdb
+import pyarrow as pa
 
 from canon.ids import doc_version as make_doc_version
 from canon.models import Document
@@ -184,42 +185,59 @@ def sync_documents(
     }
     current = {d.doc_id: d for d in load_documents(con, source_system=source_system)}
     diff = RegistryDiff()
+    doc_rows: list[tuple] = []
+    version_rows: list[tuple] = []
+    for doc in docs:
+        dv = version_of(doc)
+        old = existing.get(doc.doc_id)
+        if old is None:
+            diff.new.append(doc.doc_id)
+        elif old[1] != dv:
+            diff.text_changed.append(doc.doc_id)
+        elif old[3] is not None:
+            diff.new.append(doc.doc_id)  # came back after a soft delete
+        elif _metadata_fingerprint(current[doc.doc_id]) != _metadata_fingerprint(doc):
+            diff.metadata_changed.append(doc.doc_id)
+        else:
+            diff.unchanged.append(doc.doc_id)
+            continue
+        first_seen = old[2] if old is not None else now
+        doc_rows.append(_row(doc, dv, contract_version, first_seen, now))
+        version_rows.append((doc.doc_id, dv, doc.content_hash, doc.source_uri, contract_version, now, run_id))
+    seen = {d.doc_id for d in docs}
+    diff.removed = [doc_id for doc_id, row in existing.items() if doc_id not in seen and row[3] is None]
     con.execute("BEGIN TRANSACTION")
     try:
-        for doc in docs:
-            dv = version_of(doc)
-            old = existing.get(doc.doc_id)
-            if old is None:
-                diff.new.append(doc.doc_id)
-            elif old[1] != dv:
-                diff.text_changed.append(doc.doc_id)
-            elif old[3] is not None:
-                diff.new.append(doc.doc_id)  # came back after a soft delete
-            elif _metadata_fingerprint(current[doc.doc_id]) != _metadata_fingerprint(doc):
-                diff.metadata_changed.append(doc.doc_id)
-            else:
-                diff.unchanged.append(doc.doc_id)
-                continue
-            first_seen = old[2] if old is not None else now
-            con.execute("DELETE FROM documents WHERE doc_id = ?", [doc.doc_id])
-            con.execute(
-                f"INSERT INTO documents VALUES ({','.join(['?'] * 22)})",
-                _row(doc, dv, contract_version, first_seen, now),
-            )
-            con.execute(
-                "INSERT INTO document_versions VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [doc.doc_id, dv, doc.content_hash, doc.source_uri, contract_version, now, run_id],
-            )
-        seen = {d.doc_id for d in docs}
-        for doc_id, row in existing.items():
-            if doc_id not in seen and row[3] is None:
-                diff.removed.append(doc_id)
-                con.execute("UPDATE documents SET deleted_at = ?, updated_at = ? WHERE doc_id = ?", [now, now, doc_id])
+        # Set-based writes: one statement per table, not one per document.
+        if doc_rows:
+            _bulk(con, "documents", doc_rows, delete_key="doc_id")
+            _bulk(con, "document_versions", version_rows, on_conflict=True)
+        if diff.removed:
+            con.execute("UPDATE documents SET deleted_at = ?, updated_at = ? WHERE doc_id IN (SELECT unnest(?))",
+                        [now, now, diff.removed])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
     return diff
+
+
+def _bulk(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple], *, delete_key: str | None = None,
+          on_conflict: bool = False) -> None:
+    columns = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
+    types = {r[0]: r[1] for r in con.execute(f"DESCRIBE {table}").fetchall()}
+    data = {c: [r[i] for r in rows] for i, c in enumerate(columns)}
+    arrow_types = {"VARCHAR[]": pa.list_(pa.string()), "DATE": pa.date32(), "TIMESTAMP": pa.timestamp("us"),
+                   "INTEGER": pa.int32(), "VARCHAR": pa.string()}
+    staged = pa.table({c: pa.array(v, type=arrow_types.get(types[c])) for c, v in data.items()})
+    con.register("_staged_rows", staged)
+    try:
+        if delete_key:
+            con.execute(f"DELETE FROM {table} WHERE {delete_key} IN (SELECT {delete_key} FROM _staged_rows)")
+        conflict = " ON CONFLICT DO NOTHING" if on_conflict else ""
+        con.execute(f"INSERT INTO {table} SELECT * FROM _staged_rows{conflict}")
+    finally:
+        con.unregister("_staged_rows")
 
 
 def load_documents(
