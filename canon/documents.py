@@ -295,15 +295,23 @@ def _read_file(root: Path, rel: str, max_bytes: int) -> list[Item]:
     """Every item of one file; any failure of the file becomes a ReadFailure."""
     link = root / rel
     try:
-        full = inside_root(root, Path(rel), what="path")
-    except CanonError:
-        return [ReadFailure(rel, "path escapes the corpus root (symlink or '..' leads outside it)", rel)]
-    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
-        return [ReadFailure(rel, "cannot resolve path (symlink loop?)", rel)]
-    try:
-        st = full.stat()
+        st = os.lstat(link)
     except OSError as exc:
         return [ReadFailure(rel, f"cannot read file: {exc.strerror or exc}", rel)]
+    full = link
+    # The walk never enters a symlinked folder, so only a symlinked file (or a '..' in a path
+    # handed in) can lead outside the root: only those pay for resolving the path.
+    if stat.S_ISLNK(st.st_mode) or ".." in rel.split("/"):
+        try:
+            full = inside_root(root, Path(rel), what="path")
+        except CanonError:
+            return [ReadFailure(rel, "path escapes the corpus root (symlink or '..' leads outside it)", rel)]
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
+            return [ReadFailure(rel, "cannot resolve path (symlink loop?)", rel)]
+        try:
+            st = full.stat()
+        except OSError as exc:
+            return [ReadFailure(rel, f"cannot read file: {exc.strerror or exc}", rel)]
     if not stat.S_ISREG(st.st_mode):
         return [ReadFailure(rel, "not a regular file", rel)]
     if link.suffix != ".jsonl" and st.st_size > max_bytes:
