@@ -338,8 +338,11 @@ def _walk(root: Path) -> tuple[list[str], list[ReadFailure]]:
         rel = Path(err.filename).relative_to(root).as_posix() if err.filename else "."
         failures.append(ReadFailure(rel, f"cannot read folder: {err.strerror or err}", rel))
 
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable):
+    top = str(root)
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False, onerror=unreadable):
         base = Path(dirpath)
+        # string joins, not pathlib: a 10,000-file corpus is walked on every build
+        prefix = "" if dirpath == top else os.path.relpath(dirpath, top).replace(os.sep, "/") + "/"
         keep = []
         for d in dirnames:
             if _is_hidden(d):
@@ -357,11 +360,19 @@ def _walk(root: Path) -> tuple[list[str], list[ReadFailure]]:
                 continue
             keep.append(d)
         dirnames[:] = sorted(keep)
-        for f in filenames:
-            if _is_hidden(f) or not f.endswith(DOCUMENT_SUFFIXES):
-                continue
-            files.append((base / f).relative_to(root).as_posix())
+        files.extend(prefix + f for f in filenames if not _is_hidden(f) and f.endswith(DOCUMENT_SUFFIXES))
     return sorted(files), failures
+
+
+def corpus_files(root: Path) -> tuple[list[str], list[ReadFailure]]:
+    """The candidate document files of a resolved corpus folder (sorted relative posix
+    paths), and failures for folders that cannot be listed or lead outside it."""
+    return _walk(root)
+
+
+def read_file(root: Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Item]:
+    """Every record (or read failure) of one corpus file, `rel` relative to `root`."""
+    return _read_file(root, rel, max_bytes)
 
 
 def read_corpus(

@@ -14,6 +14,7 @@ holds no PII (a PII finding reports kinds and offsets, never the text).
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -67,6 +68,9 @@ class GateResult:
     contract: Contract | None = None
     # Later identical copies of an admitted doc_id (dropped silently, listed here for audit).
     collapsed: list[str] = field(default_factory=list)
+    # Admitted doc_ids whose record came from the gate cache (canon.corpus_cache): the registry
+    # already holds exactly this revision, so no Document was rebuilt for them.
+    unchanged: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -133,15 +137,37 @@ def _pydantic_reason(err: dict[str, Any]) -> str:
 
 # --- one record ----------------------------------------------------------------------
 @dataclass
-class _Outcome:
+class Checked:
+    """One record after its own checks, before the checks across records (duplicates).
+
+    `cached`: the outcome was recorded by an earlier run for the same bytes under the same
+    contract (canon.corpus_cache); it passed then, and `document` is not rebuilt."""
+
+    source_uri: str
+    source_system: str | None
     document: Document | None
     reasons: list[str]
     doc_id: str | None
     content_hash: str | None
-    identity: str     # what "the same content" means for duplicate detection
+    identity: str     # sha256 of what "the same content" means for duplicate detection
+    source_revision: str | None = None
+    cached: bool = False
+
+    @property
+    def admitted(self) -> bool:
+        return not self.reasons and (self.document is not None or self.cached)
 
 
-def _check(rec: RawRecord, c: Contract, today: dt.date) -> _Outcome:
+def check_record(rec: RawRecord, c: Contract, today: dt.date) -> Checked:
+    """The checks of one record on its own (all but the duplicate rule)."""
+    return _check(rec, c, today)
+
+
+def _identity(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check(rec: RawRecord, c: Contract, today: dt.date) -> Checked:
     f = rec.fields
     reasons: list[str] = []
     flagged: set[str] = set()     # fields already explained; pydantic must not repeat them
@@ -273,7 +299,8 @@ def _check(rec: RawRecord, c: Contract, today: dt.date) -> _Outcome:
     else:
         chash = stated or (hash_text(text) if isinstance(text, str) else rec.raw_sha256)
         identity = "invalid:" + json.dumps(f, sort_keys=True, default=str)
-    return _Outcome(doc, reasons, doc_id, chash, identity)
+    return Checked(rec.source_uri, rec.source_system, doc, reasons, doc_id, chash, _identity(identity),
+                   source_revision=rec.source_revision or rec.raw_sha256)
 
 
 # --- the gate --------------------------------------------------------------------------
@@ -291,40 +318,55 @@ def gate(
     content are quarantined, identical ones collapse silently.
     `now` stamps `quarantined_at` (default: the current UTC time).
     """
+    require_accepted(contract)
+    checked = (item if isinstance(item, ReadFailure) else _check(item, contract, today) for item in records)
+    return decide(checked, contract, now=now)
+
+
+def require_accepted(contract: Contract) -> None:
     if not contract.accepted:
         raise CanonInputError(
             contract.label,
             f"major version {contract.major} not accepted by consumers yet (accepted_major {contract.accepted_major})",
             field="accepted_major",
         )
+
+
+def decide(items: Iterable[Checked | ReadFailure], contract: Contract, *, now: dt.datetime | None = None) -> GateResult:
+    """The checks across records, over every record in input order: for a doc_id seen more
+    than once the first copy decides; later copies with different content are quarantined,
+    identical ones collapse silently."""
+    require_accepted(contract)
     stamp = now or dt.datetime.now(dt.timezone.utc)
     label = contract.label
     documents: list[Document] = []
+    unchanged: list[str] = []
     quarantine: list[QuarantineEntry] = []
     collapsed: list[str] = []
     first_seen: dict[str, tuple[str, str]] = {}   # doc_id -> (source_uri, identity)
 
-    for item in records:
-        if isinstance(item, ReadFailure):
-            quarantine.append(QuarantineEntry(item.source_uri, None, [item.reason], item.raw_sha256,
+    for out in items:
+        if isinstance(out, ReadFailure):
+            quarantine.append(QuarantineEntry(out.source_uri, None, [out.reason], out.raw_sha256,
                                               stamp, label, contract.source.system))
             continue
-        out = _check(item, contract, today)
         if out.doc_id is not None:
             if out.doc_id in first_seen:
                 first_uri, first_identity = first_seen[out.doc_id]
                 if first_identity == out.identity:
-                    collapsed.append(item.source_uri)
+                    collapsed.append(out.source_uri)
                     continue
                 out.reasons.append(
                     f"duplicate doc_id {out.doc_id!r} with different content (first seen at {first_uri})"
                 )
                 out.document = None
             else:
-                first_seen[out.doc_id] = (item.source_uri, out.identity)
-        if out.document is not None:
+                first_seen[out.doc_id] = (out.source_uri, out.identity)
+        if out.admitted and out.document is not None:
             documents.append(out.document)
+        elif out.admitted:
+            unchanged.append(out.doc_id)
         else:
-            quarantine.append(QuarantineEntry(item.source_uri, out.doc_id, out.reasons, out.content_hash,
-                                              stamp, label, item.source_system or contract.source.system))
-    return GateResult(documents, quarantine, contract, collapsed)
+            quarantine.append(QuarantineEntry(out.source_uri, out.doc_id, out.reasons, out.content_hash,
+                                              stamp, label, out.source_system or contract.source.system))
+    return GateResult(documents, quarantine, contract, collapsed, unchanged)

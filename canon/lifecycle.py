@@ -62,7 +62,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from openlineage.client.facet_v2 import RunFacet
 
-from canon import ids, index, index_store, registry
+from canon import corpus_cache, ids, index, index_store, registry
 from canon.config import PROJECT_ROOT, CanonPaths
 from canon.errors import CanonInputError, CanonRunError
 from canon.index_search import sql_literal
@@ -450,6 +450,8 @@ def _clear_registry(con: duckdb.DuckDBPyConnection, doc_id: str, now: dt.datetim
             out["quarantine_deleted"] = con.execute(
                 "DELETE FROM quarantine WHERE doc_id = ? AND NOT coalesce(list_bool_and("
                 "list_transform(reasons, lambda r: starts_with(r, 'forgotten on '))), false)", [doc_id]).fetchall()[0][0]
+        if _has_table(con, "corpus_files"):
+            out["corpus_files_deleted"] = corpus_cache.forget_doc(con, doc_id)
     return out
 
 

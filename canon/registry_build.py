@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
-from canon import contract_state, registry
+from canon import contract_state, corpus_cache, registry
 from canon.contracts import Contract
 from canon.documents import RawRecord, read_corpus
 from canon.gate import GateResult, QuarantineEntry, gate
@@ -22,12 +23,15 @@ class RegistryBuild:
     diffs: dict[str, registry.RegistryDiff] = field(default_factory=dict)
     quarantined: list[QuarantineEntry] = field(default_factory=list)
     documents: int = 0
+    corpus_files: dict[str, int] = field(default_factory=dict)   # files, files_read, files_trusted
+    timings: dict[str, float] = field(default_factory=dict)      # seconds per stage of the corpus build
 
     def summary(self) -> dict:
         return {
             "documents": self.documents,
             "quarantined": len(self.quarantined),
             **{f"{system}/{k}": v for system, d in self.diffs.items() for k, v in d.as_metadata().items()},
+            **{f"corpus/{k}": v for k, v in self.corpus_files.items()},
         }
 
 
@@ -61,7 +65,7 @@ def _without_forgotten(con: duckdb.DuckDBPyConnection, result: GateResult, contr
                                    e.quarantined_at, e.contract, e.source_system)
                    for e in result.quarantine if e.doc_id in gone]
     return GateResult([d for d in result.documents if d.doc_id not in gone], quarantine, result.contract,
-                      result.collapsed)
+                      result.collapsed, [i for i in result.unchanged if i not in gone])
 
 
 def _store(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contract, run_id: str,
@@ -69,7 +73,8 @@ def _store(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contrac
     system = contract.source.system
     result = _without_forgotten(con, result, contract)
     build.diffs[system] = registry.sync_documents(
-        con, result.documents, source_system=system, contract_version=contract.label, run_id=run_id)
+        con, result.documents, source_system=system, contract_version=contract.label, run_id=run_id,
+        unchanged=result.unchanged)
     registry.sync_quarantine(con, [_keyed(e) for e in result.quarantine], source_system=system, run_id=run_id)
     build.quarantined.extend(result.quarantine)
 
@@ -97,9 +102,17 @@ def build_registry(
     build = RegistryBuild()
     if corpus is not None:
         contract_state.apply(con, corpus_contract, source=f"contract {corpus_contract.label}")
-        read = read_corpus(corpus)
-        _store(con, gate(read, corpus_contract, today=today), corpus_contract, run_id, build)
         root = Path(corpus).resolve()
+        if root.is_dir():  # only changed files are opened (canon.corpus_cache)
+            scanned = corpus_cache.scan(con, root, corpus_contract, today=today)
+            t0 = time.perf_counter()
+            _store(con, scanned.result, corpus_contract, run_id, build)
+            t1 = time.perf_counter()
+            corpus_cache.record(con, scanned)
+            build.timings.update(scanned.timings, store_s=t1 - t0, record_s=time.perf_counter() - t1)
+            build.corpus_files = scanned.summary()
+        else:  # a single .jsonl/.json/.md file: read whole (CanonInputError if it does not exist)
+            _store(con, gate(read_corpus(corpus), corpus_contract, today=today), corpus_contract, run_id, build)
         registry.set_setting(con, "corpus_root", str(root if root.is_dir() else root.parent))
     if dbt_documents is not None and dbt_contract is not None:
         contract_state.apply(con, dbt_contract, source=f"contract {dbt_contract.label}")
