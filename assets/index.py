@@ -6,8 +6,9 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from assets.metadata import DEFINITIONS_KEY
-from canon import index, migration, ops_checks, registry
-from canon.policy import load_policy, project
+from canon import index, migration, ops_checks
+from canon.index_build import build_index
+from canon.policy import load_policy
 from canon.run_events import canon_table, index_revision
 from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
@@ -30,11 +31,9 @@ def knowledge_index(context: dg.AssetExecutionContext, canon_db: DuckDBResource,
         with canon_db.get_connection() as con:
             # First sighting of this policy revision (the revocation-lag clock), if no sensor saw it.
             ops_checks.record_policy_revision(con, policy.revision, seen_by="knowledge_index")
-            docs = project(registry.load_documents(con), policy)
             # After a `canon migrate` cut-over the active configuration (table, model, chunking) wins.
             emb, options = migration.publish_setup(con, emb)
-            result = index.publish(con, paths.lancedb_dir, docs, emb, policy_revision=policy.revision,
-                                   run_id=context.run.run_id, **options)
+            result = build_index(con, paths.lancedb_dir, emb, policy, run_id=context.run.run_id, **options)
             rev = index.served_revision(con)
         run.add_output(index_revision(result.revision_id))
     return dg.MaterializeResult(metadata={
@@ -43,5 +42,6 @@ def knowledge_index(context: dg.AssetExecutionContext, canon_db: DuckDBResource,
         "policy_revision": policy.revision,
         "embedding_model": emb.identity.model_id,
         "dagster/row_count": rev["row_count"] if rev else 0,
+        "noop": result.noop,
         **{f"count/{k}": v for k, v in result.counts.items() if isinstance(v, (int, float, bool))},
     })

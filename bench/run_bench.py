@@ -166,55 +166,50 @@ def make_embedder(kind: str):
 
 
 def pipeline(corpus: Path, ws: Path, embedder, *, run_id: str, keep_docs: bool = False) -> dict[str, Any]:
-    """One production build, stage by stage, as `make run` materializes it:
-    evidence_registry (canon.registry_build: read -> gate -> documents + quarantine), definitions
-    (registry.refresh_definitions), knowledge_index (assets/index.py: the registry's live documents
-    projected through the live policy -> canon.index.publish: chunks -> embeddings -> LanceDB)."""
+    """One production build, stage by stage, through the functions the assets call:
+    evidence_registry (canon.registry_build.build_registry: only changed files are read and
+    gated, canon.corpus_cache), definitions (registry.refresh_definitions), knowledge_index
+    (canon.index_build.build_index: a no-op when no input changed, else the registry's live
+    documents projected through the live policy -> canon.index.publish)."""
     from canon import index, registry
     from canon.contracts import load_contract
-    from canon.documents import read_corpus
-    from canon.gate import gate
+    from canon.index_build import build_index
     from canon.policy import load_policy, project
-    from canon.registry_build import RegistryBuild, _store
+    from canon.registry_build import build_registry
 
     st: dict[str, float] = {}
     t0 = now()
-    contract = load_contract(CONTRACT)
-    read = read_corpus(corpus)
-    t1 = now()
-    st["read_s"] = t1 - t0
-    g = gate(read, contract, today=TODAY)
-    t2 = now()
-    st["gate_s"] = t2 - t1
     con = registry.connect(ws / "canon.duckdb")
     try:
-        build = RegistryBuild()
-        _store(con, g, contract, run_id, build)
-        registry.set_setting(con, "corpus_root", str(corpus.resolve()))
-        diff = build.diffs[contract.source.system].as_metadata()
+        build = build_registry(con, corpus=corpus, corpus_contract=load_contract(CONTRACT), run_id=run_id,
+                               today=TODAY)
         t3 = now()
-        st["registry_s"] = t3 - t2
+        bt = build.timings
+        st["read_s"] = bt.get("scan_s", 0.0) + bt.get("read_s", 0.0)    # walk + stat + read/parse changed files
+        st["gate_s"] = bt.get("check_s", 0.0) + bt.get("decide_s", 0.0)
+        st["registry_s"] = (t3 - t0) - st["read_s"] - st["gate_s"]      # sync + quarantine + file cache
+        diff = build.diffs[load_contract(CONTRACT).source.system].as_metadata()
         registry.refresh_definitions(con)
         t4 = now()
         st["definitions_s"] = t4 - t3
         policy = load_policy(corpus / "policy.yml")
-        docs = project(registry.load_documents(con), policy)
-        t5 = now()
-        st["load_s"] = t5 - t4
         model_before = getattr(embedder, "seconds", 0.0)
         model_cpu_before = getattr(embedder, "cpu_seconds", 0.0)
-        res = index.publish(con, ws / "lancedb", docs, embedder, policy_revision=policy.revision, run_id=run_id)
+        res = build_index(con, ws / "lancedb", embedder, policy, run_id=run_id)
         t6 = now()
-        st["publish_s"] = t6 - t5
+        st["publish_s"] = t6 - t4   # includes loading + projecting the registry when it is not a no-op
         st["model_s"] = getattr(embedder, "seconds", 0.0) - model_before
         st["model_cpu_s"] = getattr(embedder, "cpu_seconds", 0.0) - model_cpu_before
+        docs = project(registry.load_documents(con), policy) if keep_docs else None
+        served = index.served_revision(con)
     finally:
         con.close()
     st["total_s"] = t6 - t0
-    out = {**st, "docs": len(docs), "quarantined": len(g.quarantine), "chunks": res.chunks,
+    out = {**st, "docs": res.documents, "quarantined": len(build.quarantined), "chunks": res.chunks,
            "embedded": res.embedded, "reused": res.reused, "deleted": res.deleted,
            "rewritten_metadata_only": res.rewritten_metadata_only, "noop": res.noop,
-           "revision_id": res.revision_id, "registry_diff": diff}
+           "revision_id": res.revision_id, "served_revision": served["revision_id"] if served else None,
+           "registry_diff": diff, "files": build.corpus_files}
     if keep_docs:
         out["_documents"] = docs
     return out
@@ -745,7 +740,7 @@ def _med(xs: list[float]) -> float | None:
     return statistics.median(xs) if xs else None
 
 
-STAGES = ("read_s", "gate_s", "registry_s", "definitions_s", "load_s", "publish_s")
+STAGES = ("read_s", "gate_s", "registry_s", "definitions_s", "publish_s")
 
 
 def figures_limit(F: Figures, r: dict[str, Any], real: bool) -> None:
@@ -781,7 +776,7 @@ def figures_limit(F: Figures, r: dict[str, Any], real: bool) -> None:
           [x["model_s"] / x["total_s"] for x in b], "share", load=load)
     F.add("limit.non_model_s", S, "build time outside the model", [x["total_s"] - x["model_s"] for x in b], "s",
           load=load, note="median stages: " + ", ".join(
-              f"{k[:-2]} {_med([x[k] for x in b]):.1f}" for k in ("read_s", "gate_s", "registry_s", "definitions_s", "load_s")) +
+              f"{k[:-2]} {_med([x[k] for x in b]):.1f}" for k in ("read_s", "gate_s", "registry_s", "definitions_s")) +
           f", publish w/o model {_med([x['publish_s'] - x['model_s'] for x in b]):.1f} s")
     F.add("limit.model_load_s", S, "model load (not in the figures above)", r["model_load_s"], "s", load=load)
     F.add("limit.peak_rss_mb", S, "peak RSS of the case", rss, "MB", load=load, rss=rss)

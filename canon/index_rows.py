@@ -77,8 +77,13 @@ def _canon(v: Any) -> Any:
     return v
 
 
+_PLAIN = (str, int, float, type(None))
+
+
 def row_hash(row: dict[str, Any]) -> str:
-    payload = {k: _canon(v) for k, v in row.items() if k not in _UNHASHED}
+    # Plain values pass as they are (what _canon returns for them anyway): at 17k rows the
+    # generic recursion was a third of a publish's row building.
+    payload = {k: (v if isinstance(v, _PLAIN) else _canon(v)) for k, v in row.items() if k not in _UNHASHED}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
 
 

@@ -110,3 +110,17 @@ def test_contract_changes_follow_semantic_versioning(con, tmp_path, dossier_corp
     assert build(contract_from_dict(data)).documents == 12  # accepted by consumers: applied
     minor = {**data, "version": "2.1.0", "owner": "someone-else@canon.example"}
     assert build(contract_from_dict(minor)).documents == 12
+
+
+def test_refresh_definitions_rewrites_only_when_the_registry_changed(con, dossier_docs):
+    _sync(con, dossier_docs)
+    registry.refresh_definitions(con)
+    rowids = con.execute("SELECT list(rowid ORDER BY rowid) FROM definitions").fetchall()[0][0]
+    assert registry.refresh_definitions(con) == 12
+    assert con.execute("SELECT list(rowid ORDER BY rowid) FROM definitions").fetchall()[0][0] == rowids  # no write
+    changed = [d.model_copy(update={"title": "Renamed"}) if d.doc_id == "metric.net_revenue.v2" else d
+               for d in dossier_docs]
+    _sync(con, changed, run="r2")
+    assert registry.refresh_definitions(con) == 12
+    assert con.execute("SELECT title FROM definitions WHERE evidence_id = 'metric.net_revenue.v2'"
+                       ).fetchall()[0][0] == "Renamed"
