@@ -171,9 +171,10 @@ def pipeline(corpus: Path, ws: Path, embedder, *, run_id: str, keep_docs: bool =
     gated, canon.corpus_cache), definitions (registry.refresh_definitions), knowledge_index
     (canon.index_build.build_index: a no-op when no input changed, else the registry's live
     documents projected through the live policy -> canon.index.publish)."""
-    from canon import index, registry
+    from canon import registry
     from canon.contracts import load_contract
     from canon.index_build import build_index
+    from canon.index_store import served_revision
     from canon.policy import load_policy, project
     from canon.registry_build import build_registry
 
@@ -201,7 +202,7 @@ def pipeline(corpus: Path, ws: Path, embedder, *, run_id: str, keep_docs: bool =
         st["model_s"] = getattr(embedder, "seconds", 0.0) - model_before
         st["model_cpu_s"] = getattr(embedder, "cpu_seconds", 0.0) - model_cpu_before
         docs = project(registry.load_documents(con), policy) if keep_docs else None
-        served = index.served_revision(con)
+        served = served_revision(con)
     finally:
         con.close()
     st["total_s"] = t6 - t0

@@ -50,7 +50,6 @@ import fcntl
 import os
 import time
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -66,40 +65,20 @@ from canon.errors import CanonInputError, CanonRunError
 from canon.index_rows import (
     STATE_COLUMNS, SourceUriOf, build_row, rows_to_arrow, state_digest,
 )
-from canon.index_store import (
-    LINEAGE_FIELDS, Txn, abandon, apply_outbox, copy_revision, ensure_schema, get_revision,  # noqa: F401
+from canon.index_store import (  # noqa: F401  (PublishResult, DEFAULT_TABLE re-exported)
+    DEFAULT_TABLE, LINEAGE_FIELDS, PublishResult, Txn, abandon, apply_outbox, copy_revision, ensure_schema, get_revision,  # noqa: F401
     insert_outbox, insert_revision, next_seq, pending_outbox, served_revision, utcnow,
 )
 from canon.index_search import Hit, IndexNotReady, search, sql_literal  # noqa: F401  (re-exported)
 from canon.models import Document
 
 LOCK_NAME = ".canon-publish.lock"
-DEFAULT_TABLE = "chunks"
 _IN_BATCH = 500
 _FOREVER = dt.timedelta(days=36500)
 
 
 class PublisherBusy(CanonRunError):
     """Another process holds the publish lock of this LanceDB directory."""
-
-
-@dataclass
-class PublishResult:
-    revision_id: str | None
-    lance_version: int | None
-    chunks: int = 0
-    embedded: int = 0
-    reused: int = 0
-    deleted: int = 0
-    rewritten_metadata_only: int = 0
-    documents: int = 0
-    noop: bool = False
-    repaired: list[str] = field(default_factory=list)
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return {"chunks": self.chunks, "embedded": self.embedded, "reused": self.reused,
-                "deleted": self.deleted, "rewritten_metadata_only": self.rewritten_metadata_only}
 
 
 def _checkpoint(name: str) -> None:

@@ -27,15 +27,19 @@ from typing import Any
 
 import duckdb
 
-from canon import chunking, index, index_rows, registry
+from canon import chunking, index_rows, registry
 from canon.embedding import Embedder
-from canon.index_store import pending_outbox, served_revision
+from canon.index_store import DEFAULT_TABLE, PublishResult, pending_outbox, served_revision
 from canon.policy import Policy, project
+
+# canon.index (and with it lancedb, ~2.5 s to import) is imported only when there is work:
+# a no-op in a fresh process -- a sensor tick, a scheduled run -- stays well under a second.
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS index_inputs (
     revision_id  VARCHAR PRIMARY KEY,
-    input_digest VARCHAR NOT NULL
+    input_digest VARCHAR NOT NULL,
+    lance_versions VARCHAR NOT NULL   -- the table's version manifests when the digest was recorded
 );
 """
 
@@ -55,18 +59,29 @@ def input_digest(con: duckdb.DuckDBPyConnection, policy: Policy, embedder: Embed
     return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
 
+def lance_versions(lancedb_dir: Path, table: str) -> str:
+    """The table's version manifests, as a digest of their file names: every LanceDB commit
+    (add, delete, index, compaction, cleanup) adds or removes one. '' if there is no table."""
+    folder = lancedb_dir / f"{table}.lance" / "_versions"
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".manifest"))
+    except FileNotFoundError:
+        return ""
+    return hashlib.sha256("\n".join(names).encode("utf-8")).hexdigest() if names else ""
+
+
 def _served_if_current(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, digest: str,
                        table: str) -> dict[str, Any] | None:
     served = served_revision(con)
     if served is None or served["lance_table"] != table or pending_outbox(con):
         return None
-    rows = con.execute("SELECT input_digest FROM index_inputs WHERE revision_id = ?",
+    rows = con.execute("SELECT input_digest, lance_versions FROM index_inputs WHERE revision_id = ?",
                        [served["revision_id"]]).fetchall()
     if not rows or rows[0][0] != digest:
         return None
-    tbl = index._open(index._connect(lancedb_dir), table)
-    if tbl is None or tbl.version != served["lance_version"]:
-        return None  # someone wrote LanceDB since: let publish reconcile
+    versions = lance_versions(lancedb_dir, table)
+    if not versions or rows[0][1] != versions:
+        return None  # something wrote LanceDB since: let publish reconcile
     return served
 
 
@@ -75,18 +90,24 @@ def build_index(con: duckdb.DuckDBPyConnection, lancedb_dir: str | os.PathLike, 
     """Publish the registry's live documents under `policy`; a no-op without loading them
     when the served revision was built from the same inputs."""
     lancedb_dir = Path(lancedb_dir)
+    table = options.get("table", DEFAULT_TABLE)
     registry.ensure_schema(con)
     con.execute(SCHEMA)
+    con.execute("ALTER TABLE index_inputs ADD COLUMN IF NOT EXISTS lance_versions VARCHAR DEFAULT ''")
     digest = input_digest(con, policy, embedder, options)
-    served = _served_if_current(con, lancedb_dir, digest, options.get("table", index.DEFAULT_TABLE))
+    served = _served_if_current(con, lancedb_dir, digest, table)
     if served is not None:
-        return index.PublishResult(
+        return PublishResult(
             revision_id=served["revision_id"], lance_version=served["lance_version"],
             chunks=served["chunk_count"] or 0, reused=served["chunk_count"] or 0,
             documents=served["doc_count"] or 0, noop=True)
+    from canon import index
+
     docs = project(registry.load_documents(con), policy)
     result = index.publish(con, lancedb_dir, docs, embedder, policy_revision=policy.revision, run_id=run_id,
                            **options)
-    # The revision now served holds exactly the rows these inputs produce (publish verified or wrote them).
-    con.execute("INSERT OR REPLACE INTO index_inputs VALUES (?, ?)", [result.revision_id, digest])
+    # The revision now served holds exactly the rows these inputs produce (publish verified or wrote
+    # them), and LanceDB is at its version: publish holds the only writer's lock until it returns.
+    con.execute("INSERT OR REPLACE INTO index_inputs VALUES (?, ?, ?)",
+                [result.revision_id, digest, lance_versions(lancedb_dir, table)])
     return result

@@ -16,10 +16,33 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+
+DEFAULT_TABLE = "chunks"
+
+
+@dataclass
+class PublishResult:
+    revision_id: str | None
+    lance_version: int | None
+    chunks: int = 0
+    embedded: int = 0
+    reused: int = 0
+    deleted: int = 0
+    rewritten_metadata_only: int = 0
+    documents: int = 0
+    noop: bool = False
+    repaired: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {"chunks": self.chunks, "embedded": self.embedded, "reused": self.reused,
+                "deleted": self.deleted, "rewritten_metadata_only": self.rewritten_metadata_only}
+
 
 DDL = (
     """

@@ -66,6 +66,7 @@ from canon import corpus_cache, ids, index, index_store, registry
 from canon.config import PROJECT_ROOT, CanonPaths
 from canon.errors import CanonInputError, CanonRunError
 from canon.index_search import sql_literal
+from canon.tombstones import forgotten_doc_ids, forgotten_reason, has_table  # noqa: F401  (re-exported)
 from canon.run_events import DatasetRef, LineageEmitter, ParentRun, TransportConfig, canon_table, index_revision
 
 STATES = ("requested", "stores_cleared", "verified")
@@ -130,21 +131,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(DDL)
 
 
-def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return bool(con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = current_schema() "
-        "AND database_name = current_database()", [name]).fetchall()[0][0])
-
-
-def forgotten_doc_ids(con: duckdb.DuckDBPyConnection) -> dict[str, dt.date]:
-    """Tombstones: doc_id -> the day its deletion was requested (any state)."""
-    if not _has_table(con, "deletions"):
-        return {}
-    return {r[0]: r[1].date() for r in con.execute("SELECT doc_id, requested_at FROM deletions").fetchall()}
-
-
-def forgotten_reason(day: dt.date) -> str:
-    return f"forgotten on {day.isoformat()}"
+_has_table = has_table
 
 
 # ------------------------------------------------------------------ results

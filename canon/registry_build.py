@@ -16,6 +16,7 @@ from canon.contracts import Contract
 from canon.documents import RawRecord, read_corpus
 from canon.gate import GateResult, QuarantineEntry, gate
 from canon.models import Document
+from canon.tombstones import forgotten_doc_ids, forgotten_reason
 
 
 @dataclass
@@ -51,8 +52,6 @@ def records_from_documents(docs: list[Document]) -> list[RawRecord]:
 def _without_forgotten(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contract) -> GateResult:
     """A forgotten doc_id (canon forget) never comes back: it is reported as
     quarantined with the date it was forgotten, and nothing of it is stored."""
-    from canon.lifecycle import forgotten_doc_ids, forgotten_reason  # lazy: lifecycle loads the index stack
-
     gone = forgotten_doc_ids(con)
     if not gone:
         return result

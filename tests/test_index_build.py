@@ -23,7 +23,7 @@ def _forbid_loading(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("a no-op must not load or publish documents")
     monkeypatch.setattr(index_build.registry, "load_documents", boom)
-    monkeypatch.setattr(index_build.index, "publish", boom)
+    monkeypatch.setattr(index, "publish", boom)
 
 
 def test_unchanged_inputs_are_a_noop_without_loading_documents(setup, monkeypatch):
@@ -42,7 +42,7 @@ def _publish_again_after(setup, monkeypatch, change, **kw):
     first = index_build.build_index(con, lance, emb, Policy(), run_id="p1")
     calls = []
     real = index.publish
-    monkeypatch.setattr(index_build.index, "publish", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(index, "publish", lambda *a, **k: calls.append(1) or real(*a, **k))
     policy = change(con, lance) or Policy()
     out = index_build.build_index(con, lance, emb, policy, run_id="p2", **kw)
     assert calls == [1], "the change must reach index.publish"
