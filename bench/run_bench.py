@@ -628,8 +628,36 @@ def ann_probe(ws: Path, rev: dict, queries: list[str], vecs, flt: str, cols: lis
 
 # ====================================================================== child processes
 
+# ====================================================================== section 6: growth
+
+def _rows(con, table: str) -> int | None:
+    from canon.tombstones import has_table
+    return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] if has_table(con, table) else None
+
+
+def case_growth(p: dict[str, Any]) -> dict[str, Any]:
+    """One cold build (HashingEmbedder) of an N-document corpus: what each store holds afterwards."""
+    from canon import registry
+    from canon.embedding import HashingEmbedder
+
+    ws = fresh_dir(Path(p["ws"]))
+    b = pipeline(Path(p["corpus"]), ws, TimedEmbedder(HashingEmbedder()), run_id="growth")
+    lance = ws / "lancedb"
+    fts_mb = sum(f.stat().st_size for f in lance.rglob("_indices/**/*") if f.is_file()) / 1e6
+    con = registry.connect(ws / "canon.duckdb", read_only=True)
+    try:
+        rows = {t: _rows(con, t) for t in ("documents", "document_versions", "definitions", "quarantine",
+                                           "corpus_files", "chunk_lineage", "embedding_lineage", "answer_log")}
+    finally:
+        con.close()
+    out = {"build": public(b), "docs": b["docs"], "chunks": b["chunks"], "vectors_mb": b["chunks"] * 384 * 4 / 1e6,
+           "fts_index_mb": round(fts_mb, 1), **disk_mb(ws), "rows": rows}
+    shutil.rmtree(ws, ignore_errors=True)
+    return out
+
+
 CASES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "limit": case_limit, "structural": case_structural, "query": case_query,
+    "limit": case_limit, "structural": case_structural, "query": case_query, "growth": case_growth,
 }
 
 
@@ -871,6 +899,17 @@ def figures_query(F: Figures, r: dict[str, Any], tag: str) -> None:
     F.add(f"query.{tag}.peak_rss_mb", S, "peak RSS of the case", rss, "MB", load=load, rss=rss)
 
 
+def figures_growth(F: Figures, runs: list[dict[str, Any]]) -> None:
+    S = "6 growth"
+    for r in runs:
+        n = r["docs"]
+        rows = r["rows"]
+        F.add(f"growth.{r['n']}.cold_s", S, f"{n} docs: cold build, {r['chunks']} chunks", r["build"]["total_s"], "s",
+              load=r["load_before"], rss=r["peak_rss_mb"],
+              note=f"LanceDB {r['lancedb_mb']} MB (vectors {r['vectors_mb']:.0f} MB, FTS index {r['fts_index_mb']} MB), "
+                   f"DuckDB {r['duckdb_mb']} MB; rows: " + ", ".join(f"{k} {v}" for k, v in rows.items() if v))
+
+
 def figures_metadata(F: Figures, m: dict[str, Any], load: list[float]) -> None:
     S = "4 metadata"
     cases = {c["case"]: c for c in m["cases"]}
@@ -980,7 +1019,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-docs-llamaindex", type=int, default=1000)
     ap.add_argument("--peer-reps", type=int, default=1)
     ap.add_argument("--ann", action="store_true", help="also probe an IVF_HNSW_SQ vector index on the large table")
-    ap.add_argument("--only", help="comma-separated sections: limit,structural,query,metadata,peers")
+    ap.add_argument("--only", help="comma-separated sections: limit,structural,query,metadata,growth,peers")
     ap.add_argument("--profile", action="store_true", help="run the cases under cProfile (slower; profiles go "
                                                            "to $CANON_HOME/bench/profiles/)")
     ap.add_argument("--out", help="results JSON (default $CANON_HOME/bench/results.json)")
@@ -996,8 +1035,8 @@ def main(argv: list[str] | None = None) -> int:
     chunks = a.chunks or (1000 if q else 100000)
     reps = a.reps or (1 if q else 3)
     nq = a.queries or (20 if q else 100)
-    sections = set((a.only or "limit,structural,query,metadata,peers").split(","))
-    unknown = sections - {"limit", "structural", "query", "metadata", "peers"}
+    sections = set((a.only or "limit,structural,query,metadata,growth,peers").split(","))
+    unknown = sections - {"limit", "structural", "query", "metadata", "growth", "peers"}
     if unknown:
         ap.error(f"unknown section(s) in --only: {', '.join(sorted(unknown))}")
     if a.profile:
@@ -1070,6 +1109,19 @@ def main(argv: list[str] | None = None) -> int:
             raw["metadata"] = m
             figures_metadata(F, m, ld)
         guarded("metadata", s_meta)
+
+    if "growth" in sections:
+        def s_growth():
+            runs = []
+            for n in ((100, 300, 1000) if q else (1000, 10000, 50000)):
+                c = corpus_dir(work, n, a.seed, a.synth_share)
+                r = run_child("growth", {"corpus": str(c), "ws": str(work / "growth")})
+                runs.append({**r, "n": n})
+                log(f"growth {n}: {r['chunks']} chunks in {r['build']['total_s']:.1f} s, LanceDB {r['lancedb_mb']} MB, "
+                    f"DuckDB {r['duckdb_mb']} MB, peak RSS {r['peak_rss_mb']:.0f} MB")
+            raw["growth"] = runs
+            figures_growth(F, runs)
+        guarded("growth", s_growth)
 
     import peers
     if "peers" in sections and a.peers:
