@@ -114,16 +114,25 @@ def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, toda
     t0 = time.perf_counter()
 
     files, folder_failures = corpus_files(root)
+    # One row per known file, with whether the registry still holds every one of its records
+    # live and identical (checked in SQL: no Python pass over 10,000 documents).
     known = {r[0]: r[1:] for r in con.execute(
-        "SELECT path, size, mtime_ns, ctime_ns, inode, gated_on, source_uris, doc_ids, source_revisions, "
-        "content_hashes, identities FROM corpus_files WHERE source_system = ? AND gate_key = ?",
-        [system, key]).fetchall()}
-    live = {r[0]: (r[1], r[2]) for r in con.execute(
-        "SELECT doc_id, source_uri, source_revision FROM documents WHERE source_system = ? AND deleted_at IS NULL",
-        [system]).fetchall()} if known else {}
+        """WITH recs AS (
+               SELECT path, unnest(doc_ids) AS doc_id, unnest(source_uris) AS uri, unnest(source_revisions) AS rev
+               FROM corpus_files WHERE source_system = $system AND gate_key = $key),
+           live AS (
+               SELECT r.path, bool_and(d.doc_id IS NOT NULL) AS ok FROM recs r
+               LEFT JOIN documents d ON d.doc_id = r.doc_id AND d.source_uri = r.uri AND d.source_revision = r.rev
+                    AND d.source_system = $system AND d.deleted_at IS NULL
+               GROUP BY r.path)
+           SELECT f.path, f.size, f.mtime_ns, f.ctime_ns, f.inode, f.gated_on, coalesce(l.ok, false), f.doc_ids
+           FROM corpus_files f LEFT JOIN live l USING (path)
+           WHERE f.source_system = $system AND f.gate_key = $key""",
+        {"system": system, "key": key}).fetchall()}
 
     ordered: list[tuple[tuple[str, int], Checked | ReadFailure]] = [((f.path, 0), f) for f in folder_failures]
     read_files: list[tuple[str, os.stat_result, list[Checked | ReadFailure]]] = []
+    trusted: dict[str, list[str]] = {}   # path -> its doc_ids
     out = CorpusScan(result=GateResult([], []), files=len(files), _system=system, _key=key, _paths=files)
     read_s = check_s = 0.0
     top = str(root) + os.sep
@@ -133,12 +142,9 @@ def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, toda
         except OSError:
             st = None
         entry = known.get(rel)
-        if st is not None and entry is not None and _trusted(st, entry, today, live):
-            size, mtime, ctime, ino, gated_on, uris, ids, revs, hashes, idents = entry
-            for line, (uri, doc_id, rev, chash, ident) in enumerate(zip(uris, ids, revs, hashes, idents)):
-                ordered.append(((rel, line), Checked(uri, None, None, [], doc_id, chash, ident,
-                                                     source_revision=rev, cached=True)))
-            out.files_trusted += 1
+        if (st is not None and entry is not None and entry[5] and stat.S_ISREG(st.st_mode)
+                and (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) == entry[:4] and today >= entry[4]):
+            trusted[rel] = entry[6]
             continue
         r0 = time.perf_counter()
         items = read_file(root, rel, max_bytes)
@@ -146,13 +152,30 @@ def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, toda
         checked = [i if isinstance(i, ReadFailure) else check_record(i, contract, today) for i in items]
         check_s += time.perf_counter() - r1
         read_s += r1 - r0
-        out.files_read += 1
         ordered.extend(((item.path, item.line or 0), c) for item, c in zip(items, checked))
         if st is not None:
             read_files.append((rel, st, checked))
-    ordered.sort(key=lambda pair: pair[0])  # stable: a .json list keeps its order
+    out.files_read = len(files) - len(trusted)
+    out.files_trusted = len(trusted)
+
+    # Trusted records cannot clash with each other (each is live under its own source_uri); only a
+    # record read this time can claim one of their doc_ids. Those few take part in the duplicate rule.
     d0 = time.perf_counter()
-    out.result = decide((item for _, item in ordered), contract)
+    fresh_ids = {c.doc_id for _, c in ordered if isinstance(c, Checked) and c.doc_id}
+    clashing = [rel for rel, ids in trusted.items() if fresh_ids.intersection(ids)] if fresh_ids else []
+    if clashing:
+        for rel, uris, ids, revs, hashes, idents in con.execute(
+                "SELECT path, source_uris, doc_ids, source_revisions, content_hashes, identities FROM corpus_files "
+                "WHERE source_system = ? AND path IN (SELECT unnest(?))", [system, clashing]).fetchall():
+            for line, (uri, doc_id, rev, chash, ident) in enumerate(zip(uris, ids, revs, hashes, idents)):
+                ordered.append(((rel, line), Checked(uri, None, None, [], doc_id, chash, ident,
+                                                     source_revision=rev, cached=True)))
+    ordered.sort(key=lambda pair: pair[0])  # stable: a .json list keeps its order
+    decided = decide((item for _, item in ordered), contract)
+    skip = set(clashing)
+    unchanged = [doc_id for rel, ids in trusted.items() if rel not in skip for doc_id in ids]
+    out.result = GateResult(decided.documents, decided.quarantine, decided.contract, decided.collapsed,
+                            unchanged + decided.unchanged)
     out.timings = {"scan_s": d0 - t0 - read_s - check_s, "read_s": read_s, "check_s": check_s,
                    "decide_s": time.perf_counter() - d0}
 
@@ -168,15 +191,6 @@ def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, toda
                           [c.source_revision for c in checked], [c.content_hash for c in checked],
                           [c.identity for c in checked]))
     return out
-
-
-def _trusted(st: os.stat_result, entry: tuple, today: dt.date, live: dict[str, tuple[str, str]]) -> bool:
-    size, mtime, ctime, ino, gated_on, uris, ids, revs = entry[:8]
-    if not stat.S_ISREG(st.st_mode) or _fingerprint(st) != (size, mtime, ctime, ino) or today < gated_on:
-        return False
-    if len(ids) == 1:  # the common case (one .md file, one record), without a generator
-        return live.get(ids[0]) == (uris[0], revs[0])
-    return all(live.get(doc_id) == (uri, rev) for uri, doc_id, rev in zip(uris, ids, revs))
 
 
 def record(con: duckdb.DuckDBPyConnection, scanned: CorpusScan) -> None:

@@ -62,7 +62,7 @@ CREATE TABLE IF NOT EXISTS quarantine (
     reasons VARCHAR[] NOT NULL,
     source_system VARCHAR NOT NULL,
     first_quarantined_at TIMESTAMP NOT NULL,
-    last_seen_at TIMESTAMP NOT NULL,
+    last_seen_at TIMESTAMP NOT NULL,     -- the last run that opened or changed the entry
     released_at TIMESTAMP,
     run_id VARCHAR NOT NULL,
     PRIMARY KEY (source_uri, content_hash)
@@ -181,12 +181,13 @@ def sync_documents(
     """
     now = now or _now()
     docs = list(docs)
+    incoming = [d.doc_id for d in docs]
     existing = {
         r[0]: r for r in con.execute(
-            "SELECT doc_id, doc_version, first_seen, deleted_at FROM documents WHERE source_system = ?",
-            [source_system],
+            "SELECT doc_id, doc_version, first_seen, deleted_at FROM documents WHERE source_system = ? "
+            "AND doc_id IN (SELECT unnest(?))", [source_system, incoming],
         ).fetchall()
-    }
+    } if incoming else {}
     current = {d.doc_id: d for d in load_documents(
         con, source_system=source_system, doc_ids=[d.doc_id for d in docs if d.doc_id in existing])}
     diff = RegistryDiff(unchanged=list(unchanged))
@@ -209,8 +210,10 @@ def sync_documents(
         first_seen = old[2] if old is not None else now
         doc_rows.append(_row(doc, dv, contract_version, first_seen, now))
         version_rows.append((doc.doc_id, dv, doc.content_hash, doc.source_uri, contract_version, now, run_id))
-    seen = {d.doc_id for d in docs} | set(diff.unchanged)
-    diff.removed = [doc_id for doc_id, row in existing.items() if doc_id not in seen and row[3] is None]
+    seen = sorted(set(incoming) | set(diff.unchanged))
+    diff.removed = [r[0] for r in con.execute(
+        "SELECT doc_id FROM documents WHERE source_system = ? AND deleted_at IS NULL "
+        "AND doc_id NOT IN (SELECT unnest(?)) ORDER BY doc_id", [source_system, seen]).fetchall()]
     con.execute("BEGIN TRANSACTION")
     try:
         # Set-based writes: one statement per table, not one per document.
@@ -284,9 +287,17 @@ def sync_quarantine(
     run_id: str,
     now: dt.datetime | None = None,
 ) -> None:
-    """Record gate failures; an entry that no longer fails is released, not forgotten."""
+    """Record gate failures; an entry that no longer fails is released, not forgotten.
+
+    When the open entries are exactly these (same files, hashes and reasons) nothing is
+    written: `last_seen_at` is the last run that opened or changed an entry."""
     now = now or _now()
     entries = list(entries)
+    open_now = {(r[0], r[1], tuple(r[2])) for r in con.execute(
+        "SELECT source_uri, content_hash, reasons FROM quarantine WHERE source_system = ? AND released_at IS NULL",
+        [source_system]).fetchall()}
+    if open_now == {(e.source_uri, e.content_hash, tuple(e.reasons)) for e in entries} and len(open_now) == len(entries):
+        return
     con.execute("BEGIN TRANSACTION")
     try:
         keys = set()

@@ -124,3 +124,25 @@ def test_refresh_definitions_rewrites_only_when_the_registry_changed(con, dossie
     assert registry.refresh_definitions(con) == 12
     assert con.execute("SELECT title FROM definitions WHERE evidence_id = 'metric.net_revenue.v2'"
                        ).fetchall()[0][0] == "Renamed"
+
+
+def test_quarantine_sync_writes_only_changes_and_releases(con):
+    from canon.gate import QuarantineEntry
+    t0, t1, t2 = (dt.datetime(2026, 11, 30, h) for h in (1, 2, 3))
+
+    def entry(uri, reasons):
+        return QuarantineEntry(uri, None, reasons, f"sha256:{uri}", t0, "knowledge@1.0.0", "corpus")
+
+    def rows():
+        return {r[0]: r[1:] for r in con.execute(
+            "SELECT source_uri, reasons, last_seen_at, released_at FROM quarantine ORDER BY 1").fetchall()}
+
+    registry.sync_quarantine(con, [entry("a.md", ["bad"]), entry("b.md", ["worse"])], source_system="corpus",
+                             run_id="r1", now=t0)
+    registry.sync_quarantine(con, [entry("a.md", ["bad"]), entry("b.md", ["worse"])], source_system="corpus",
+                             run_id="r2", now=t1)
+    assert {k: v[1] for k, v in rows().items()} == {"a.md": t0, "b.md": t0}  # nothing changed: no write
+    registry.sync_quarantine(con, [entry("a.md", ["bad", "also this"])], source_system="corpus", run_id="r3", now=t2)
+    after = rows()
+    assert after["a.md"] == (["bad", "also this"], t2, None)
+    assert after["b.md"][2] == t2  # no longer failing: released, kept for audit
