@@ -272,7 +272,7 @@ def run_dbtml(F, raw: dict, run_child: Callable, work: Path, peer_home: Path, se
 
 
 def run(F, raw: dict, *, run_child: Callable, work: Path, home: Path, seed: int, n_dbtml: int, n_llama: int,
-        reps: int, queries: int, quick: bool) -> None:
+        reps: int, queries: int, quick: bool, which: tuple[str, ...] = ("llamaindex", "dbtml")) -> None:
     peer_home = Path(os.environ.get("PEER_BENCH_HOME") or home / "bench" / "peers")
     peer_home.mkdir(parents=True, exist_ok=True)
     if gen_corpus.gen_synth_script() is None or gen_corpus.mutate_doc_script() is None:
@@ -283,6 +283,9 @@ def run(F, raw: dict, *, run_child: Callable, work: Path, home: Path, seed: int,
                                                                 n_llama, reps, queries, quick, ld)),
                      ("dbtml", lambda ld: run_dbtml(F, raw, run_child, work / "peers", peer_home, seed, n_dbtml,
                                                     reps, queries, ld))):
+        if name not in which:
+            skip_all(F, "not requested (--peers-which)", prefix=f"peers.{name}.")
+            continue
         print(f"peers: {name} ...", file=sys.stderr, flush=True)
         try:
             fn(loadavg())

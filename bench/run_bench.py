@@ -1018,6 +1018,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-docs-dbtml", type=int, default=5000)
     ap.add_argument("--peer-docs-llamaindex", type=int, default=1000)
     ap.add_argument("--peer-reps", type=int, default=1)
+    ap.add_argument("--peers-which", default="llamaindex,dbtml", help="comma-separated: llamaindex,dbtml")
     ap.add_argument("--ann", action="store_true", help="also probe an IVF_HNSW_SQ vector index on the large table")
     ap.add_argument("--only", help="comma-separated sections: limit,structural,query,metadata,growth,peers")
     ap.add_argument("--profile", action="store_true", help="run the cases under cProfile (slower; profiles go "
@@ -1128,7 +1129,8 @@ def main(argv: list[str] | None = None) -> int:
         guarded("peers", lambda: peers.run(F, raw, run_child=run_child, work=work, home=home, seed=a.seed,
                                            n_dbtml=a.peer_docs_dbtml if not q else 300,
                                            n_llama=a.peer_docs_llamaindex if not q else 100,
-                                           reps=a.peer_reps, queries=nq, quick=q))
+                                           reps=a.peer_reps, queries=nq, quick=q,
+                                           which=tuple(a.peers_which.split(","))))
     else:
         why = ("not requested: peers run only with --peers (they install dbt-ml and LlamaIndex into their own venvs, "
                "~3 GB, and take ~15 min); `make bench` stays bounded from a fresh clone")
