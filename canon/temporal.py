@@ -59,7 +59,8 @@ def resolve_revision(revisions: Iterable[Document], day: dt.date | None) -> Temp
             return TemporalResult("single", revs[0], revs)
         overlapping = [d for pair in overlapping_pairs(revs) for d in pair]
         if overlapping:
-            return TemporalResult("overlap", None, sorted(set(overlapping), key=lambda d: d.doc_id))
+            unique = {d.doc_id: d for d in overlapping}  # documents are not hashable: dedupe by id
+            return TemporalResult("overlap", None, sorted(unique.values(), key=lambda d: d.doc_id))
         return TemporalResult("needs_date", None, revs)
     in_effect = [d for d in revs if d.in_effect(day)]
     if len(in_effect) == 1:

@@ -112,3 +112,14 @@ def test_policy_file_errors_name_the_file(tmp_path):
     assert policy.revoke[0].matches("finance_controller", "memo.x", "memo.finance.x")
     assert not policy.revoke[0].matches("analyst", "memo.x", "memo.finance.x")
     assert load_policy(tmp_path / "missing.yml").revision == "none"
+
+
+def test_a_revision_in_two_overlaps_is_listed_once_without_a_date(dossier_docs):
+    """v1b overlaps both v1 and v2: it appears in two pairs (documents are not hashable)."""
+    v1 = next(d for d in dossier_docs if d.doc_id == "metric.net_revenue.v1")
+    clash = _rev(v1, doc_id="metric.net_revenue.v1b", valid_from=D("2026-06-01"), valid_to=D("2026-09-01"))
+    docs = [d for d in dossier_docs if d.object_id == NET] + [clash]
+    out = resolve_revision(docs, None)
+    assert out.outcome == "overlap"
+    ids = [d.doc_id for d in out.candidates]
+    assert len(ids) == len(set(ids)) and "metric.net_revenue.v1b" in ids
