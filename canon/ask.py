@@ -33,6 +33,7 @@ from canon.temporal import period_label
 # Governed concepts a question can be about, in the order they win a tie.
 CONCEPT_PRIORITY = {"metric_definition": 0, "model_schema": 1, "policy": 2, "restricted_memo": 3, "runbook": 4}
 DENY_MIN_SCORE = 90.0
+RETRIEVE_COLUMNS = ("chunk_id", "doc_id")
 
 
 @dataclass
@@ -46,6 +47,39 @@ class Retriever:
 
 
 @dataclass
+class RoleView:
+    """What one role may see under one live policy, computed once and reused by
+    every question until the policy (its revision or its rules) or the document
+    list changes."""
+
+    role: str
+    policy_key: tuple
+    shown: list[Document]                    # visible documents, in ctx.docs order
+    shown_ids: set[str]
+    shown_objects: dict[str, Document]       # object_id -> its last visible document
+    by_kind: dict[str, list[Document]]       # visible documents per kind, in ctx.docs order
+    by_id: dict[str, Document]               # visible documents by doc_id
+    revoked: list[str]                       # the ACL admits the role, the live policy revokes
+    fresh: "FreshnessIndex | None" = None    # built on the first freshness question
+
+
+@dataclass
+class FreshnessIndex:
+    """The visible freshness snapshots, their observations parsed once, and the
+    positions of the snapshots per object family and per observed source."""
+
+    snapshots: list[Document]
+    observed: list[tuple]                    # links.observations(snapshot), same order
+    by_family: dict[tuple | None, list[int]]
+    by_source: dict[str, list[int]]
+
+
+def policy_key(policy: Policy) -> tuple:
+    """Everything visibility depends on: the revision and every revoke rule."""
+    return (policy.revision, tuple((r.role, r.doc_id, r.object_id) for r in policy.revoke))
+
+
+@dataclass
 class AskContext:
     docs: list[Document]
     policy: Policy
@@ -54,12 +88,83 @@ class AskContext:
     metric_values: Callable | None = None   # canon.metric_values.MetricEngine.value
     log_answers: bool = True
     _catalog: dict | None = None
+    # Per-question structures computed once: the catalog, documents by object and
+    # the per-(role, policy) visible sets. Assigning a new `docs` list (or growing
+    # it) or a policy with another revision or other rules invalidates them.
+    _docs_seen: list | None = field(default=None, repr=False)
+    _docs_len: int = field(default=-1, repr=False)
+    _by_object: dict | None = field(default=None, repr=False)
+    _views: dict = field(default_factory=dict, repr=False)
+    _observations: dict = field(default_factory=dict, repr=False)
+
+    def _fresh(self) -> None:
+        if self._docs_seen is not self.docs or self._docs_len != len(self.docs):
+            if self._docs_seen is not None:
+                self._catalog = None
+            self._docs_seen, self._docs_len = self.docs, len(self.docs)
+            self._by_object = None
+            self._views = {}
+            self._observations = {}
 
     @property
     def catalog(self):
+        self._fresh()
         if self._catalog is None:
             self._catalog = object_catalog(self.docs)
         return self._catalog
+
+    @property
+    def by_object(self) -> dict[str, list[Document]]:
+        """object_id -> its revisions, in ctx.docs order."""
+        self._fresh()
+        if self._by_object is None:
+            by: dict[str, list[Document]] = {}
+            for d in self.docs:
+                by.setdefault(d.object_id, []).append(d)
+            self._by_object = by
+        return self._by_object
+
+    def observations(self, doc: Document) -> tuple:
+        """links.observations(doc), parsed once per document revision."""
+        key = (doc.doc_id, doc.content_hash)
+        got = self._observations.get(key)
+        if got is None:
+            got = self._observations[key] = links.observations(doc)
+        return got
+
+    def freshness_index(self, view: RoleView) -> FreshnessIndex:
+        if view.fresh is None:
+            snaps = view.by_kind.get("freshness_snapshot", [])
+            observed = [self.observations(s) for s in snaps]
+            by_family: dict[tuple | None, list[int]] = {}
+            by_source: dict[str, list[int]] = {}
+            for i, (s, (_, obs)) in enumerate(zip(snaps, observed)):
+                by_family.setdefault(links._family(s.object_id), []).append(i)
+                for src in {o["source"] for o in obs}:
+                    by_source.setdefault(src, []).append(i)
+            view.fresh = FreshnessIndex(snaps, observed, by_family, by_source)
+        return view.fresh
+
+    def view(self, role: str) -> RoleView:
+        """The role's visible set under the live policy (read on every question:
+        a new policy revision or changed rules take effect on the next question)."""
+        self._fresh()
+        key = (role, policy_key(self.policy))
+        v = self._views.get(key)
+        if v is None:
+            shown = [d for d in self.docs if visible(d, role, self.policy)]
+            by_kind: dict[str, list[Document]] = {}
+            for d in shown:
+                by_kind.setdefault(d.kind, []).append(d)
+            shown_ids = {d.doc_id for d in shown}
+            revoked = [d.doc_id for d in self.docs if role in d.allowed_roles and not visible(d, role, self.policy)]
+            v = RoleView(role=role, policy_key=key[1], shown=shown, shown_ids=shown_ids,
+                         shown_objects={d.object_id: d for d in shown}, by_kind=by_kind,
+                         by_id={d.doc_id: d for d in shown}, revoked=revoked)
+            if len(self._views) >= 64:
+                self._views.clear()
+            self._views[key] = v
+        return v
 
 
 @dataclass
@@ -76,12 +181,12 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
         timings: Timings | None = None) -> Response:
     timings = timings or Timings()
     t = time.perf_counter()
-    shown = [d for d in ctx.docs if visible(d, role, ctx.policy)]
-    shown_ids = {d.doc_id for d in shown}
+    view = ctx.view(role)
+    shown_ids = view.shown_ids
     t = timings.mark("authorize", t)
     parsed = parse_question(question, ctx.catalog, as_of)
     t = timings.mark("parse", t)
-    resp = _answer(ctx, parsed, role, shown, shown_ids, timings)
+    resp = _answer(ctx, parsed, role, view, timings)
     t = time.perf_counter()
     resp.question = question
     resp.role = role
@@ -100,12 +205,10 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
 # ---------------------------------------------------------------- steps
 
 
-def _answer(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document], shown_ids: set[str],
-            timings: Timings) -> Response:
+def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timings: Timings) -> Response:
     t = time.perf_counter()
-    by_object: dict[str, list[Document]] = {}
-    for d in ctx.docs:
-        by_object.setdefault(d.object_id, []).append(d)
+    by_object = ctx.by_object
+    shown, shown_ids = view.shown, view.shown_ids
 
     # Authorization of what the question asks for, before anything is retrieved:
     # an object the role may not see at all is denied, with nothing of it shown.
@@ -113,7 +216,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document]
         if m.score >= DENY_MIN_SCORE and not any(d.doc_id in shown_ids for d in by_object.get(m.object_id, [])):
             return Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized")
 
-    concept, options = _pick_concept(p, ctx, shown)
+    concept, options = _pick_concept(p, ctx, view)
     t = timings.mark("resolve", t)
     if options:
         return Response(action="clarify", role=role, options=options, reason="ambiguous_object",
@@ -121,26 +224,29 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document]
     if concept is None:
         # A one-word name ("revenue") is too weak to say the question is about that document.
         named = [m for m in p.matches if m.score >= DENY_MIN_SCORE and len(m.name.split()) >= 2
-                 and m.object_id in {d.object_id for d in shown}]
+                 and m.object_id in view.shown_objects]
         if named and not p.named_sources:
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
-            docs = [d for d in shown if d.object_id == named[0].object_id]
+            docs = [d for d in by_object.get(named[0].object_id, []) if d.doc_id in shown_ids]
             statuses = sorted({d.status.value for d in docs})
             return Response(action="abstain", role=role, reason="not_authoritative",
                             answer=f"The document you name is {', '.join(statuses)} text, not an authoritative "
                                    "source; Canon does not answer from it.")
         # Discovery proposes the governed object; the same exact path then decides.
-        concept, abstention = _discover(ctx, p, role, shown, timings)
+        concept, abstention = _discover(ctx, p, role, view, timings)
         if concept is None:
             return abstention
+        t = time.perf_counter()   # retrieve and constrain are timed by _discover
 
     if p.intent == "freshness":
-        return _freshness(ctx, p, role, concept, shown)
+        resp = _freshness(ctx, p, role, concept, view)
+        timings.mark("resolve", t)
+        return resp
     day = p.as_of
     if p.intent == "value" and p.period is not None:
         return _metric_value(ctx, p, role, concept)
-    res = resolve_object(ctx.docs, concept, day, role, ctx.policy)
+    res = resolve_object(by_object.get(concept, []), concept, day, role, ctx.policy)
     timings.mark("resolve", t)
     if res.response is not None:
         return res.response
@@ -150,7 +256,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document]
     answer = _definition_text(primary, day)
 
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
-        answer, evidence, claims = _with_graph(ctx, p, primary, shown, evidence, claims, day)
+        answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
 
     conflicts = _named_conflicts(ctx, p, primary, shown, role)
     if conflicts:
@@ -168,10 +274,10 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document]
     return Response(action="answer", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
 
 
-def _pick_concept(p: ParsedQuestion, ctx: AskContext, shown: list[Document]) -> tuple[str | None, list[dict]]:
+def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[str | None, list[dict]]:
     """The governed object the question is about. Two governed objects with the
     same name in different domains, neither named, need a clarification."""
-    shown_objects = {d.object_id: d for d in shown}
+    shown_objects = view.shown_objects
     candidates: list[ObjectMatch] = [m for m in p.matches if m.object_id in shown_objects
                                      and (m.kinds & set(CONCEPT_PRIORITY))]
     if not candidates:
@@ -200,11 +306,11 @@ def _definition_text(doc: Document, day: dt.date | None) -> str:
             f"{doc.status.value}, {period_label(doc)}). {doc.text}")
 
 
-def _with_graph(ctx, p, primary, shown, evidence, claims, day):
+def _with_graph(ctx, p, primary, view: RoleView, evidence, claims, day):
     """Model and lineage follow the graph: metric revision → model version → lineage."""
-    shown_ids = {d.doc_id for d in shown}
-    model = links.linked(primary, shown, "model_schema", day)
-    lineage_doc = links.linked(primary, shown, "lineage", day)
+    shown_ids = view.shown_ids
+    model = links.linked(primary, view.by_kind.get("model_schema", []), "model_schema", day, by_id=view.by_id)
+    lineage_doc = links.linked(primary, view.by_kind.get("lineage", []), "lineage", day, by_id=view.by_id)
     parts = []
     sources: list[str] = []
     graph_nodes = None
@@ -296,12 +402,14 @@ def _retrieve(ctx: AskContext, text: str, role: str, k: int = 10) -> list:
     r = ctx.retriever
     if r is None:
         return []
-    revoked = [d.doc_id for d in ctx.docs if role in d.allowed_roles and not visible(d, role, ctx.policy)]
+    revoked = ctx.view(role).revoked
     vector = r.embed_query(text) if r.embed_query else None
-    return r.search(text, vector, role=role, exclude_doc_ids=revoked, k=k, mode="hybrid" if vector is not None else "fts")
+    # Evidence text comes from the registry, never from the index: ids are all ask reads.
+    return r.search(text, vector, role=role, exclude_doc_ids=revoked, k=k,
+                    mode="hybrid" if vector is not None else "fts", columns=RETRIEVE_COLUMNS)
 
 
-def _discover(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Document],
+def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
               timings: Timings) -> tuple[str | None, Response | None]:
     """No governed object named: retrieval proposes candidates, governance decides.
     Approved governed objects beat any similarity; drafts, untrusted and
@@ -309,7 +417,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, shown: list[Documen
     t = time.perf_counter()
     hits = _retrieve(ctx, p.text, role, k=10)
     t = timings.mark("retrieve", t)
-    by_id = {d.doc_id: d for d in shown}
+    by_id = view.by_id
     ordered: list[Document] = []
     for h in hits:
         d = by_id.get(h.doc_id)
@@ -333,25 +441,34 @@ def _fmt_age(minutes: int) -> str:
     return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
-def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, shown: list[Document]) -> Response:
+def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, view: RoleView) -> Response:
     """Deterministic arithmetic: each source's age at the observation time against its SLA."""
-    snapshots = [d for d in shown if d.kind == "freshness_snapshot"]
-    concept_docs = [d for d in shown if d.object_id == concept]
+    fx = ctx.freshness_index(view)
+    concept_docs = [d for d in ctx.by_object.get(concept, []) if d.doc_id in view.shown_ids]
     sources: set[str] = set()
     for d in concept_docs:
-        lin = links.linked(d, shown, "lineage", p.as_of or d.valid_from)
+        lin = links.linked(d, view.by_kind.get("lineage", []), "lineage", p.as_of or d.valid_from, by_id=view.by_id)
         if lin is not None:
             sources |= set(links.raw_sources_from_edges(links.lineage_edges_from_text(lin)))
-    related = [s for s in snapshots if links._family(s.object_id) == links._family(concept)
-               or {o["source"] for o in links.observations(s)[1]} & sources]
+    # Snapshots of the concept's family or observing one of its raw sources, in document order.
+    hit = set(fx.by_family.get(links._family(concept), ()))
+    for src in sources:
+        hit.update(fx.by_source.get(src, ()))
+    related = [i for i in sorted(hit)]
     if p.as_of is not None:
-        related = [s for s in related if s.in_effect(p.as_of)]
+        related = [i for i in related if fx.snapshots[i].in_effect(p.as_of)]
     if not related:
         return Response(action="abstain", role=role, as_of=p.as_of, reason="no_observation",
                         answer="No freshness observation you may see covers that object" +
                                (f" on {p.as_of.isoformat()}." if p.as_of else "."))
-    snap = max(related, key=lambda s: (links.observations(s)[0] or dt.datetime.min.replace(tzinfo=dt.timezone.utc)))
-    observed_at, obs = links.observations(snap)
+    newest = max(related, key=lambda i: (fx.observed[i][0] or dt.datetime.min.replace(tzinfo=dt.timezone.utc)))
+    snap = fx.snapshots[newest]
+    observed_at, obs = fx.observed[newest]
+    if observed_at is None or not obs:
+        # A snapshot without an observation time or per-source readings: nothing to compute from.
+        return Response(action="abstain", role=role, as_of=p.as_of, reason="no_observation",
+                        answer="No freshness observation you may see covers that object" +
+                               (f" on {p.as_of.isoformat()}." if p.as_of else "."))
     items = []
     for o in obs:
         age = int((observed_at - o["max_loaded_at"]).total_seconds() // 60)
@@ -377,8 +494,9 @@ def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -
     """Numbers come from the semantic layer, after the governing definition is resolved."""
     start, end = p.period
     last = end - dt.timedelta(days=1)
-    first_res = resolve_object(ctx.docs, concept, start, role, ctx.policy)
-    last_res = resolve_object(ctx.docs, concept, last, role, ctx.policy)
+    revisions = ctx.by_object.get(concept, [])
+    first_res = resolve_object(revisions, concept, start, role, ctx.policy)
+    last_res = resolve_object(revisions, concept, last, role, ctx.policy)
     for res in (first_res, last_res):
         if res.response is not None:
             res.response.as_of = last

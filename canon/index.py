@@ -69,6 +69,7 @@ from canon.index_store import (  # noqa: F401  (PublishResult, DEFAULT_TABLE re-
     DEFAULT_TABLE, LINEAGE_FIELDS, PublishResult, Txn, abandon, apply_outbox, copy_revision, ensure_schema, get_revision,  # noqa: F401
     insert_outbox, insert_revision, next_seq, pending_outbox, served_revision, utcnow,
 )
+from canon.index_tuning import tune_indexes
 from canon.index_search import Hit, IndexNotReady, search, sql_literal  # noqa: F401  (re-exported)
 from canon.models import Document
 
@@ -172,6 +173,7 @@ def _build_fts(tbl) -> None:
     # Native (Lance) inverted index: versioned with the table, so a checked-out
     # revision searches exactly its own index. Positions enable phrase queries.
     tbl.create_index("text", config=FTS(with_position=True), replace=True)
+    tune_indexes(tbl)   # LABEL_LIST on allowed_roles; IVF_FLAT >= 5k rows, IVF_SQ + refine >= 50k
 
 
 def _vector_dims(tbl) -> int:

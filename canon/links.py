@@ -6,6 +6,7 @@ objects of the same domain and name (`lineage.finance.net_revenue`).
 Each linked object is resolved for the same date with the same temporal rule."""
 
 import datetime as dt
+import functools
 import re
 
 from canon.models import Document
@@ -18,6 +19,7 @@ _OBS_SENTENCE = re.compile(
 _OBSERVED_AT = re.compile(r"Observed at\s+(\d{4}-\d{2}-\d{2}T[\d:]+(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)", re.I)
 
 
+@functools.lru_cache(maxsize=65536)
 def _family(object_id: str) -> tuple[str, str] | None:
     parts = object_id.split(".")
     return (parts[1], parts[-1]) if len(parts) >= 3 else None
@@ -32,19 +34,26 @@ def siblings(object_id: str, docs: list[Document], kind: str) -> list[Document]:
 def _referenced(doc: Document, docs: list[Document], kind: str) -> list[Document]:
     """Revisions of other objects that `doc` names by id (optionally with `.vN`)."""
     out = []
+    text = doc.text
     for d in docs:
-        if d.kind != kind or d.doc_id == doc.doc_id:
-            continue
-        with_version = f"{d.object_id}.v{d.version}"
-        if with_version in doc.text or (d.object_id in doc.text and f"{d.object_id}.v" not in doc.text):
+        if d.kind != kind or d.doc_id == doc.doc_id or d.object_id not in text:
+            continue  # (both ways of naming it contain the object id)
+        if f"{d.object_id}.v{d.version}" in text or f"{d.object_id}.v" not in text:
             out.append(d)
     return out
 
 
-def linked(doc: Document, docs: list[Document], kind: str, day: dt.date | None) -> Document | None:
+def linked(doc: Document, docs: list[Document], kind: str, day: dt.date | None, *,
+           by_id: dict[str, Document] | None = None) -> Document | None:
+    """The revision of `kind` that `doc` links to for `day`. `by_id` (doc_id ->
+    document, the same visible set as `docs`) lets a caller pass only the
+    documents of `kind` as `docs`: the explicit link is then looked up there."""
     explicit = {"model_schema": "model_doc_id", "lineage": "lineage_doc_id"}.get(kind)
     if explicit and doc.metadata.get(explicit):
-        hit = next((d for d in docs if d.doc_id == doc.metadata[explicit]), None)
+        if by_id is not None:
+            hit = by_id.get(doc.metadata[explicit])
+        else:
+            hit = next((d for d in docs if d.doc_id == doc.metadata[explicit]), None)
         if hit is not None:
             return hit
     refs = _referenced(doc, docs, kind)

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from canon.dates import find_date, find_month
 from canon.models import Document
@@ -96,9 +96,13 @@ def _humanize(segment: str) -> str:
 
 
 class Catalog(dict):
-    """object_id -> ObjectEntry, with what every question reuses computed once."""
+    """object_id -> ObjectEntry, with what every question reuses computed once:
+    the distinctive words, and (built on first use) the `MatchIndex` that tells
+    `match_objects` which entries can reach the threshold at all."""
 
     distinctive: dict[str, set[str]]
+    match_index: "MatchIndex | None" = None
+    match_uses: int = 0
 
 
 def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
@@ -198,29 +202,156 @@ def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: set[str]) 
     return 0.0
 
 
+def _score_entry(entry: ObjectEntry, q: str, q_tokens: set[str], distinctive: dict[str, set[str]],
+                 threshold: float) -> ObjectMatch | None:
+    """The score of one catalog entry for the normalized question `q` (None below the threshold)."""
+    best, best_name = 0.0, ""
+    for name in entry.names:
+        s = _name_score(name, q)
+        if s > best or (s == best and len(name) > len(best_name)):
+            best, best_name = s, name
+    for name in entry.exact:
+        if f" {name} " in f" {q} ":
+            best, best_name = 101.0, name
+    by_tokens = _token_score(entry, distinctive.get(entry.object_id, set()), q_tokens)
+    if by_tokens > best:
+        best, best_name = by_tokens, "distinctive words"
+    if entry.domain and f" {entry.domain} " in f" {q} ":
+        best += 2  # naming the domain ("finance") disambiguates
+    if best >= threshold:
+        return ObjectMatch(entry.object_id, best, entry.kinds, entry.domain, best_name)
+    return None
+
+
+# The domain bonus is the most a score can gain after the name/token scoring.
+_DOMAIN_BONUS = 2.0
+# Margin under the lowest raw score that can still reach the threshold, so float
+# rounding in the C++ scorers can never drop a candidate.
+_MARGIN = 1.0
+
+
+class MatchIndex:
+    """Which catalog entries can reach a match threshold for a question, without
+    scoring every entry in Python. Each way an entry can score is indexed, and an
+    entry is a candidate if any of them can fire; candidates are then scored by
+    the same `_score_entry` as before, so the result equals the exhaustive scan:
+
+    - a name or object id written out whole  -> phrase lookup over the question's word n-grams
+    - `partial_ratio(core, question)` high    -> one `rapidfuzz.process.extract` call over the
+                                                 catalog's distinct cores (C++, score_cutoff)
+    - every word of a name near the question  -> name words indexed; a word matches if equal,
+      (`_scattered`)                             equal without a plural s, or ratio >= 88 (cdist)
+    - distinctive words (`_token_score`)      -> token -> its one owner; fuzzy via cdist
+    """
+
+    def __init__(self, catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str]]):
+        self.size = len(catalog)
+        self.phrases: dict[str, set[str]] = {}          # name or normalized object id -> object ids
+        core_objects: dict[str, set[str]] = {}          # scoring core (len >= 5) -> object ids
+        self.word_names: dict[str, list[tuple[frozenset[str], str]]] = {}  # word -> (name words, object id)
+        for entry in catalog.values():
+            for name in entry.names | entry.exact:
+                self.phrases.setdefault(name, set()).add(entry.object_id)
+            for name in entry.names:
+                words = tuple(w for w in name.split() if w not in _STOP)
+                core = " ".join(words)
+                if len(core) >= 5:
+                    core_objects.setdefault(core, set()).add(entry.object_id)
+                if len(words) >= 2:
+                    ws = frozenset(words)
+                    for w in ws:
+                        self.word_names.setdefault(w, []).append((ws, entry.object_id))
+        self.max_phrase_words = max((len(p.split()) for p in self.phrases), default=0)
+        self.cores = list(core_objects)
+        self.core_objects = [core_objects[c] for c in self.cores]
+        self.vocab = set(self.word_names)
+        self.vocab_plural: dict[str, set[str]] = {}
+        for w in self.vocab:
+            self.vocab_plural.setdefault(w.rstrip("s"), set()).add(w)
+        self.vocab_long = [w for w in self.vocab if len(w) >= 5]
+        self.token_owner: dict[str, str] = {t: oid for oid, toks in distinctive.items() for t in toks}
+        self.tokens_long = [t for t in self.token_owner if len(t) >= 5]
+
+    def candidates(self, q: str, threshold: float) -> set[str]:
+        q_words = q.split()
+        q_tokens = set(q_words)
+        out: set[str] = set()
+        # 1. names and object ids written out whole (" name " in " q ")
+        n = len(q_words)
+        for i in range(n):
+            for j in range(i + 1, min(n, i + self.max_phrase_words) + 1):
+                hit = self.phrases.get(" ".join(q_words[i:j]))
+                if hit:
+                    out |= hit
+        # 2. partial_ratio of a name's core against the question
+        cutoff = threshold - _DOMAIN_BONUS - _MARGIN
+        if self.cores and q:
+            for _, _, i in process.extract(q, self.cores, scorer=fuzz.partial_ratio, score_cutoff=cutoff,
+                                           limit=None):
+                out |= self.core_objects[i]
+        # 3. every word of a multi-word name matched by some question word (_scattered)
+        long_q = [w for w in q_tokens if len(w) >= 5]
+        matched = {w for w in q_tokens if w in self.vocab}
+        for w in q_tokens:
+            matched |= self.vocab_plural.get(w.rstrip("s"), set())
+        if long_q and self.vocab_long:
+            sim = process.cdist(self.vocab_long, long_q, scorer=fuzz.ratio, score_cutoff=88 - _MARGIN)
+            matched.update(self.vocab_long[i] for i in sim.any(axis=1).nonzero()[0])
+        for w in matched:
+            for words, oid in self.word_names.get(w, ()):
+                if words <= matched:
+                    out.add(oid)
+        # 4. distinctive words (_token_score)
+        for w in q_tokens:
+            oid = self.token_owner.get(w)
+            if oid is not None:
+                out.add(oid)
+        if q_tokens and self.tokens_long:
+            sim = process.cdist(self.tokens_long, list(q_tokens), scorer=fuzz.ratio, score_cutoff=88 - _MARGIN)
+            out.update(self.token_owner[self.tokens_long[i]] for i in sim.any(axis=1).nonzero()[0])
+        return out
+
+
+def _match_index(catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str]]) -> "MatchIndex | None":
+    """The catalog's MatchIndex, built on the catalog's second question (a one-shot
+    `canon ask` scans once instead of building an index it would use once)."""
+    if not isinstance(catalog, Catalog):
+        return None  # a plain dict: scan it (small, hand-built catalogs)
+    idx = catalog.match_index
+    if idx is not None and idx.size == len(catalog):
+        return idx
+    catalog.match_uses = getattr(catalog, "match_uses", 0) + 1
+    if catalog.match_uses < 2:
+        return None
+    idx = catalog.match_index = MatchIndex(catalog, distinctive)
+    return idx
+
+
 def match_objects(question: str, catalog: dict[str, ObjectEntry], *, threshold: float = 85.0) -> list[ObjectMatch]:
     q = normalize(question)
     q_tokens = set(q.split())
     distinctive = getattr(catalog, "distinctive", None)
     if distinctive is None:
         distinctive = _distinctive(catalog)
-    out = []
-    for entry in catalog.values():
-        best, best_name = 0.0, ""
-        for name in entry.names:
-            s = _name_score(name, q)
-            if s > best or (s == best and len(name) > len(best_name)):
-                best, best_name = s, name
-        for name in entry.exact:
-            if f" {name} " in f" {q} ":
-                best, best_name = 101.0, name
-        by_tokens = _token_score(entry, distinctive.get(entry.object_id, set()), q_tokens)
-        if by_tokens > best:
-            best, best_name = by_tokens, "distinctive words"
-        if entry.domain and f" {entry.domain} " in f" {q} ":
-            best += 2  # naming the domain ("finance") disambiguates
-        if best >= threshold:
-            out.append(ObjectMatch(entry.object_id, best, entry.kinds, entry.domain, best_name))
+    idx = _match_index(catalog, distinctive)
+    if idx is None:
+        entries = catalog.values()
+    else:
+        entries = [catalog[oid] for oid in idx.candidates(q, threshold) if oid in catalog]
+    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold) for e in entries) if m is not None]
+    return sorted(out, key=lambda m: (-m.score, m.object_id))
+
+
+def match_objects_exhaustive(question: str, catalog: dict[str, ObjectEntry], *,
+                             threshold: float = 85.0) -> list[ObjectMatch]:
+    """Every entry scored (the reference `match_objects` must equal)."""
+    q = normalize(question)
+    q_tokens = set(q.split())
+    distinctive = getattr(catalog, "distinctive", None)
+    if distinctive is None:
+        distinctive = _distinctive(catalog)
+    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold) for e in catalog.values())
+           if m is not None]
     return sorted(out, key=lambda m: (-m.score, m.object_id))
 
 

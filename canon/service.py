@@ -63,7 +63,9 @@ def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: lis
         return list(held.chunk_ids)
 
     return Retriever(
-        search=functools.partial(index_search.search, lancedb_dir, con),
+        # Every query of this retriever searches the revision it reports (`revision_id`, the one
+        # `chunks_of` reads): pinned once here, so no DuckDB read per query.
+        search=functools.partial(index_search.search, lancedb_dir, con, revision=rev),
         embed_query=lambda text: emb.embed([text])[0],
         revision_id=rev["revision_id"],
         chunks_of=chunks_of,
