@@ -182,14 +182,14 @@ def pipeline(corpus: Path, ws: Path, embedder, *, run_id: str, keep_docs: bool =
     t0 = now()
     con = registry.connect(ws / "canon.duckdb")
     try:
-        build = build_registry(con, corpus=corpus, corpus_contract=load_contract(CONTRACT), run_id=run_id,
-                               today=TODAY)
+        contract = load_contract(CONTRACT)
+        build = build_registry(con, corpus=corpus, corpus_contract=contract, run_id=run_id, today=TODAY)
         t3 = now()
         bt = build.timings
         st["read_s"] = bt.get("scan_s", 0.0) + bt.get("read_s", 0.0)    # walk + stat + read/parse changed files
         st["gate_s"] = bt.get("check_s", 0.0) + bt.get("decide_s", 0.0)
         st["registry_s"] = (t3 - t0) - st["read_s"] - st["gate_s"]      # sync + quarantine + file cache
-        diff = build.diffs[load_contract(CONTRACT).source.system].as_metadata()
+        diff = build.diffs[contract.source.system].as_metadata()
         registry.refresh_definitions(con)
         t4 = now()
         st["definitions_s"] = t4 - t3

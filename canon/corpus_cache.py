@@ -143,7 +143,7 @@ def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, toda
             st = None
         entry = known.get(rel)
         if (st is not None and entry is not None and entry[5] and stat.S_ISREG(st.st_mode)
-                and (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) == entry[:4] and today >= entry[4]):
+                and _fingerprint(st) == entry[:4] and today >= entry[4]):
             trusted[rel] = entry[6]
             continue
         r0 = time.perf_counter()

@@ -39,3 +39,24 @@ def dossier_docs():
         if line.strip():
             docs.append(Document(**json.loads(line)))
     return docs
+
+
+@pytest.fixture
+def dossier_index(tmp_path):
+    """The dossier corpus through the registry build and a HashingEmbedder publish:
+    (connection, LanceDB folder, embedder)."""
+    import datetime as dt
+    import uuid
+
+    from canon import index, registry
+    from canon.contracts import load_contract
+    from canon.embedding import HashingEmbedder
+    from canon.registry_build import build_registry
+
+    con = registry.connect(tmp_path / "canon.duckdb")
+    build_registry(con, corpus=DOSSIER / "corpus.jsonl", corpus_contract=load_contract(ROOT / "contracts/knowledge.yml"),
+                   run_id=str(uuid.uuid4()), today=dt.date(2026, 11, 30))
+    emb = HashingEmbedder()
+    index.publish(con, tmp_path / "lancedb", registry.load_documents(con), emb, policy_revision="none", run_id="r1")
+    yield con, tmp_path / "lancedb", emb
+    con.close()

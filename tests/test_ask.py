@@ -3,34 +3,22 @@
 
 import datetime as dt
 import json
-import uuid
 from pathlib import Path
 
 import pytest
 
-from canon import index, registry
+from canon import registry
 from canon.ask import ask
-from canon.contracts import load_contract
-from canon.embedding import HashingEmbedder
 from canon.policy import Policy, RevokeRule, load_policy, project
-from canon.registry_build import build_registry
 from canon.service import ask_context
 
 ROOT = Path(__file__).resolve().parents[1]
-DOSSIER = ROOT / "tests" / "fixtures" / "dossier"
 D = dt.date.fromisoformat
 
 
 @pytest.fixture
-def workspace(tmp_path):
-    con = registry.connect(tmp_path / "canon.duckdb")
-    build_registry(con, corpus=DOSSIER / "corpus.jsonl", corpus_contract=load_contract(ROOT / "contracts/knowledge.yml"),
-                   run_id=str(uuid.uuid4()), today=D("2026-11-30"))
-    emb = HashingEmbedder()
-    docs = registry.load_documents(con)
-    index.publish(con, tmp_path / "lancedb", docs, emb, policy_revision="none", run_id="r1")
-    yield con, tmp_path / "lancedb", emb
-    con.close()
+def workspace(dossier_index):
+    return dossier_index
 
 
 def _ctx(workspace, policy=None):

@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import random
-import uuid
 from pathlib import Path
 
 import lancedb
@@ -35,7 +34,6 @@ from canon.gate import gate
 from canon.models import Document
 from canon.parse import (Catalog, ObjectEntry, match_objects, match_objects_exhaustive, object_catalog)
 from canon.policy import Policy, RevokeRule
-from canon.registry_build import build_registry
 from canon.service import ask_context
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,16 +116,8 @@ def test_match_index_candidates_cover_every_way_an_entry_scores():
 
 
 @pytest.fixture
-def workspace(tmp_path):
-    con = registry.connect(tmp_path / "canon.duckdb")
-    build_registry(con, corpus=DOSSIER / "corpus.jsonl",
-                   corpus_contract=load_contract(ROOT / "contracts/knowledge.yml"),
-                   run_id=str(uuid.uuid4()), today=D("2026-11-30"))
-    emb = HashingEmbedder()
-    docs = registry.load_documents(con)
-    index.publish(con, tmp_path / "lancedb", docs, emb, policy_revision="none", run_id="r1")
-    yield con, tmp_path / "lancedb", emb
-    con.close()
+def workspace(dossier_index):
+    return dossier_index
 
 
 Q_V2 = "What is the net revenue definition for 2026-08-31?"
