@@ -3,7 +3,6 @@
 
 import datetime as dt
 import json
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +11,6 @@ from canon.ask import ask
 from canon.policy import Policy, RevokeRule, load_policy, project
 from canon.service import ask_context
 
-ROOT = Path(__file__).resolve().parents[1]
 D = dt.date.fromisoformat
 
 
