@@ -7,11 +7,13 @@ restricted content."""
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 
 from canon.dates import find_date, find_month
+from canon.fuzzy_filter import BigramIndex
 from canon.models import Document
 
 # Kinds that are governed concepts a user asks about directly.
@@ -133,16 +135,23 @@ def _same_word(a: str, b: str) -> bool:
     return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88
 
 
-def _scattered(words: list[str], q_words: list[str], window: int = 6) -> bool:
+@lru_cache(maxsize=1 << 16)
+def _word_positions(w: str, q_words: tuple[str, ...]) -> tuple[int, ...]:
+    """Where `w` occurs in the question, up to plurals and misspellings. Cached: the
+    names scored for one question share most of their words."""
+    return tuple(i for i, qw in enumerate(q_words) if _same_word(w, qw))
+
+
+def _scattered(words: list[str], q_words: list[str] | tuple[str, ...], window: int = 6) -> bool:
     """Every word of the name within a few words of each other, in any order
     ("customers count as active" names "active customers")."""
-    positions = []
+    q_words = tuple(q_words)
+    firsts = []
     for w in words:
-        hits = [i for i, qw in enumerate(q_words) if _same_word(w, qw)]
+        hits = _word_positions(w, q_words)
         if not hits:
             return False
-        positions.append(hits)
-    firsts = [p[0] for p in positions]
+        firsts.append(hits[0])
     return max(firsts) - min(firsts) <= window
 
 
@@ -237,11 +246,13 @@ class MatchIndex:
     the same `_score_entry` as before, so the result equals the exhaustive scan:
 
     - a name or object id written out whole  -> phrase lookup over the question's word n-grams
-    - `partial_ratio(core, question)` high    -> one `rapidfuzz.process.extract` call over the
-                                                 catalog's distinct cores (C++, score_cutoff)
+    - `partial_ratio(core, question)` high    -> rapidfuzz over the distinct cores that share enough
+                                                 bigrams with the question to reach the cutoff
+                                                 (`canon.fuzzy_filter`, lossless)
     - every word of a name near the question  -> name words indexed; a word matches if equal,
-      (`_scattered`)                             equal without a plural s, or ratio >= 88 (cdist)
-    - distinctive words (`_token_score`)      -> token -> its one owner; fuzzy via cdist
+      (`_scattered`)                             equal without a plural s, or ratio >= 88
+                                                 (over the words the bigram bound lets through)
+    - distinctive words (`_token_score`)      -> token -> its one owner; fuzzy as above
     """
 
     def __init__(self, catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str]]):
@@ -263,14 +274,17 @@ class MatchIndex:
                         self.word_names.setdefault(w, []).append((ws, entry.object_id))
         self.max_phrase_words = max((len(p.split()) for p in self.phrases), default=0)
         self.cores = list(core_objects)
+        self.core_filter = BigramIndex(self.cores)
         self.core_objects = [core_objects[c] for c in self.cores]
         self.vocab = set(self.word_names)
         self.vocab_plural: dict[str, set[str]] = {}
         for w in self.vocab:
             self.vocab_plural.setdefault(w.rstrip("s"), set()).add(w)
         self.vocab_long = [w for w in self.vocab if len(w) >= 5]
+        self.vocab_filter = BigramIndex(self.vocab_long)
         self.token_owner: dict[str, str] = {t: oid for oid, toks in distinctive.items() for t in toks}
         self.tokens_long = [t for t in self.token_owner if len(t) >= 5]
+        self.tokens_filter = BigramIndex(self.tokens_long)
 
     def candidates(self, q: str, threshold: float) -> set[str]:
         q_words = q.split()
@@ -285,18 +299,14 @@ class MatchIndex:
                     out |= hit
         # 2. partial_ratio of a name's core against the question
         cutoff = threshold - _DOMAIN_BONUS - _MARGIN
-        if self.cores and q:
-            for _, _, i in process.extract(q, self.cores, scorer=fuzz.partial_ratio, score_cutoff=cutoff,
-                                           limit=None):
-                out |= self.core_objects[i]
+        for i, _ in self.core_filter.partial_ratio_extract(q, cutoff):
+            out |= self.core_objects[i]
         # 3. every word of a multi-word name matched by some question word (_scattered)
         long_q = [w for w in q_tokens if len(w) >= 5]
         matched = {w for w in q_tokens if w in self.vocab}
         for w in q_tokens:
             matched |= self.vocab_plural.get(w.rstrip("s"), set())
-        if long_q and self.vocab_long:
-            sim = process.cdist(self.vocab_long, long_q, scorer=fuzz.ratio, score_cutoff=88 - _MARGIN)
-            matched.update(self.vocab_long[i] for i in sim.any(axis=1).nonzero()[0])
+        matched.update(self.vocab_long[i] for i in self.vocab_filter.ratio_any(long_q, 88 - _MARGIN))
         for w in matched:
             for words, oid in self.word_names.get(w, ()):
                 if words <= matched:
@@ -306,9 +316,8 @@ class MatchIndex:
             oid = self.token_owner.get(w)
             if oid is not None:
                 out.add(oid)
-        if q_tokens and self.tokens_long:
-            sim = process.cdist(self.tokens_long, list(q_tokens), scorer=fuzz.ratio, score_cutoff=88 - _MARGIN)
-            out.update(self.token_owner[self.tokens_long[i]] for i in sim.any(axis=1).nonzero()[0])
+        hits = self.tokens_filter.ratio_any(sorted(q_tokens), 88 - _MARGIN)
+        out.update(self.token_owner[self.tokens_long[i]] for i in hits)
         return out
 
 
