@@ -145,7 +145,7 @@ def _word_positions(w: str, q_words: tuple[str, ...]) -> tuple[int, ...]:
 def _scattered(words: list[str], q_words: list[str] | tuple[str, ...], window: int = 6) -> bool:
     """Every word of the name within a few words of each other, in any order
     ("customers count as active" names "active customers")."""
-    q_words = tuple(q_words)
+    q_words = q_words if isinstance(q_words, tuple) else tuple(q_words)
     firsts = []
     for w in words:
         hits = _word_positions(w, q_words)
@@ -155,20 +155,37 @@ def _scattered(words: list[str], q_words: list[str] | tuple[str, ...], window: i
     return max(firsts) - min(firsts) <= window
 
 
-def _name_score(name: str, question: str) -> float:
+@lru_cache(maxsize=256)
+def _words_of(question: str) -> tuple[str, ...]:
+    return tuple(question.split())
+
+
+@lru_cache(maxsize=1 << 17)
+def _name_core(name: str) -> tuple[tuple[str, ...], str]:
+    """A name's words without stop words, and their join (the part fuzzy-matched)."""
+    words = tuple(w for w in name.split() if w not in _STOP)
+    return words, " ".join(words)
+
+
+def _name_score(name: str, question: str, core_scores: dict[str, float] | None = None) -> float:
+    """`core_scores`, if given, holds partial_ratio(core, question) for every core that
+    reaches the MatchIndex cutoff: a core missing from it scores below the cutoff, and
+    so below any score that can win a match, and is scored 0 instead of re-computed."""
     if f" {name} " in f" {question} ":
         return 100.0
-    words = [w for w in name.split() if w not in _STOP]
+    words, core = _name_core(name)
     if not words:
         return 0.0
-    core = " ".join(words)
     if len(core) < 5:
         return 0.0  # short names ("mrr") only ever match as whole words, above
     # partial_ratio tolerates misspellings ("net revnue") inside a longer question.
-    score = float(fuzz.partial_ratio(core, question))
+    if core_scores is None:
+        score = float(fuzz.partial_ratio(core, question))
+    else:
+        score = core_scores.get(core, 0.0)
     if len(core) < 8:
         score -= 10  # short names match too easily by accident
-    if score < 85 and len(words) >= 2 and _scattered(words, question.split()):
+    if score < 85 and len(words) >= 2 and _scattered(words, _words_of(question)):
         score = 88.0
     return score
 
@@ -203,20 +220,27 @@ def _distinctive(catalog: dict[str, ObjectEntry]) -> dict[str, set[str]]:
     return out
 
 
-def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: set[str]) -> float:
-    hits = {t for t in distinctive if any(t == w or (len(t) >= 5 and fuzz.ratio(t, w) >= 88) for w in q_tokens)}
+@lru_cache(maxsize=1 << 16)
+def _token_in(t: str, q_tokens: frozenset[str]) -> bool:
+    """`t` is a question word, or (5+ letters) one misspelled. Cached: one question's
+    candidates share most of their tokens."""
+    return t in q_tokens or (len(t) >= 5 and any(fuzz.ratio(t, w) >= 88 for w in q_tokens))
+
+
+def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: frozenset[str]) -> float:
+    hits = {t for t in distinctive if _token_in(t, q_tokens)}
     noun = any(n in q_tokens for k in entry.kinds for n in KIND_NOUNS.get(k, ()))
     if len(hits) >= 2 or (hits and noun):
         return 90.0 + min(len(hits), 5)
     return 0.0
 
 
-def _score_entry(entry: ObjectEntry, q: str, q_tokens: set[str], distinctive: dict[str, set[str]],
-                 threshold: float) -> ObjectMatch | None:
+def _score_entry(entry: ObjectEntry, q: str, q_tokens: frozenset[str], distinctive: dict[str, set[str]],
+                 threshold: float, core_scores: dict[str, float] | None = None) -> ObjectMatch | None:
     """The score of one catalog entry for the normalized question `q` (None below the threshold)."""
     best, best_name = 0.0, ""
     for name in entry.names:
-        s = _name_score(name, q)
+        s = _name_score(name, q, core_scores)
         if s > best or (s == best and len(name) > len(best_name)):
             best, best_name = s, name
     for name in entry.exact:
@@ -286,7 +310,9 @@ class MatchIndex:
         self.tokens_long = [t for t in self.token_owner if len(t) >= 5]
         self.tokens_filter = BigramIndex(self.tokens_long)
 
-    def candidates(self, q: str, threshold: float) -> set[str]:
+    def candidates(self, q: str, threshold: float) -> tuple[set[str], dict[str, float]]:
+        """(object ids that may reach `threshold`, partial_ratio of every name core that
+        reaches the cutoff below it)."""
         q_words = q.split()
         q_tokens = set(q_words)
         out: set[str] = set()
@@ -299,8 +325,10 @@ class MatchIndex:
                     out |= hit
         # 2. partial_ratio of a name's core against the question
         cutoff = threshold - _DOMAIN_BONUS - _MARGIN
-        for i, _ in self.core_filter.partial_ratio_extract(q, cutoff):
+        core_scores: dict[str, float] = {}
+        for i, score in self.core_filter.partial_ratio_extract(q, cutoff):
             out |= self.core_objects[i]
+            core_scores[self.cores[i]] = float(score)
         # 3. every word of a multi-word name matched by some question word (_scattered)
         long_q = [w for w in q_tokens if len(w) >= 5]
         matched = {w for w in q_tokens if w in self.vocab}
@@ -318,7 +346,7 @@ class MatchIndex:
                 out.add(oid)
         hits = self.tokens_filter.ratio_any(sorted(q_tokens), 88 - _MARGIN)
         out.update(self.token_owner[self.tokens_long[i]] for i in hits)
-        return out
+        return out, core_scores
 
 
 def _match_index(catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str]]) -> "MatchIndex | None":
@@ -338,16 +366,19 @@ def _match_index(catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str
 
 def match_objects(question: str, catalog: dict[str, ObjectEntry], *, threshold: float = 85.0) -> list[ObjectMatch]:
     q = normalize(question)
-    q_tokens = set(q.split())
+    q_tokens = frozenset(q.split())
     distinctive = getattr(catalog, "distinctive", None)
     if distinctive is None:
         distinctive = _distinctive(catalog)
     idx = _match_index(catalog, distinctive)
+    core_scores = None
     if idx is None:
         entries = catalog.values()
     else:
-        entries = [catalog[oid] for oid in idx.candidates(q, threshold) if oid in catalog]
-    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold) for e in entries) if m is not None]
+        ids, core_scores = idx.candidates(q, threshold)
+        entries = [catalog[oid] for oid in ids if oid in catalog]
+    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold, core_scores) for e in entries)
+           if m is not None]
     return sorted(out, key=lambda m: (-m.score, m.object_id))
 
 
@@ -355,7 +386,7 @@ def match_objects_exhaustive(question: str, catalog: dict[str, ObjectEntry], *,
                              threshold: float = 85.0) -> list[ObjectMatch]:
     """Every entry scored (the reference `match_objects` must equal)."""
     q = normalize(question)
-    q_tokens = set(q.split())
+    q_tokens = frozenset(q.split())
     distinctive = getattr(catalog, "distinctive", None)
     if distinctive is None:
         distinctive = _distinctive(catalog)

@@ -25,7 +25,7 @@ from pathlib import Path
 import lancedb
 import pytest
 
-from canon import index, index_search, index_tuning, registry
+from canon import index, index_search, index_tuning, links, registry
 from canon.ask import AskContext, ask
 from canon.contracts import load_contract
 from canon.documents import read_corpus
@@ -110,6 +110,49 @@ def test_match_index_candidates_cover_every_way_an_entry_scores():
         assert expected in {m.object_id for m in every}, q
         assert _key(match_objects(q, cat)) == _key(every), q
     assert cat.match_index is not None
+
+
+# ------------------------------------------------------------------ links
+
+
+def _scan_referenced(doc, docs, kind):   # what links._referenced computed before its index
+    return [d for d in docs if d.kind == kind and d.doc_id != doc.doc_id and d.object_id in doc.text
+            and (f"{d.object_id}.v{d.version}" in doc.text or f"{d.object_id}.v" not in doc.text)]
+
+
+def _scan_siblings(object_id, docs, kind):
+    fam = links._family(object_id)
+    return [d for d in docs if d.kind == kind and fam is not None and links._family(d.object_id) == fam
+            and d.object_id != object_id]
+
+
+def test_indexed_links_equal_scanning_every_document(dossier_docs):
+    base = dict(status="approved", authority=90, valid_from=D("2026-01-01"), allowed_roles=("analyst",))
+    crafted = [
+        Document(doc_id="m1", object_id="model.a.x", kind="model_schema", title="x", version="1", text="t", **base),
+        Document(doc_id="m2", object_id="model.a.x_long", kind="model_schema", title="x", version="2",
+                 text="t", **base),
+        Document(doc_id="m3", object_id="model.a.x_long", kind="model_schema", title="x", version="3",
+                 text="t", **base),
+        Document(doc_id="m4", object_id="model.finance.fct_revenue", kind="model_schema", title="r",
+                 version="2", text="t", **base),
+        Document(doc_id="q1", object_id="metric.a.x", kind="metric_definition", title="x", version="1",
+                 text="uses model.a.x and model.a.x_long.v3 and my_model.finance.fct_revenue_old", **base),
+        Document(doc_id="q2", object_id="metric.a.y", kind="metric_definition", title="y", version="1",
+                 text="model.a.x_long model.finance.fct_revenue.v2 model.a.x", **base),
+    ]
+    for docs in (dossier_docs, _hard_docs(), crafted + dossier_docs):
+        docs = list(docs)
+        seen = 0
+        for kind in ("model_schema", "lineage", "metric_definition"):
+            for d in docs:
+                got = links._referenced(d, docs, kind)
+                assert got == _scan_referenced(d, docs, kind), (d.doc_id, kind)
+                assert links.siblings(d.object_id, docs, kind) == _scan_siblings(d.object_id, docs, kind)
+                seen += bool(got)
+        assert seen > 0
+    q1 = {d.doc_id for d in links._referenced(crafted[4], crafted, "model_schema")}
+    assert q1 == {"m1", "m3", "m4"}    # x (no version named), x_long only as v3, and a substring hit
 
 
 # ------------------------------------------------------------------ visible sets
