@@ -879,9 +879,9 @@ def figures_query(F: Figures, r: dict[str, Any], tag: str) -> None:
           "<= 50 ms", _med(search95) <= 50, load=load, note=f"p50 {_med(series('search', 'p50_ms')):.1f} ms")
     if all("search_ids" in x for x in P):
         ids95 = series("search_ids", "p95_ms")
-        F.add(f"query.{tag}.search_ids_p95_ms", S, "canon hybrid search p95 (k=10, ids: what ask reads)", ids95,
+        F.add(f"query.{tag}.search_ids_p95_ms", S, "canon hybrid search p95 (k=10, ids only)", ids95,
               "ms", "<= 50 ms", _med(ids95) <= 50, load=load,
-              note=f"p50 {_med(series('search_ids', 'p50_ms')):.1f} ms; revision pinned once, as ask's retriever does")
+              note=f"p50 {_med(series('search_ids', 'p50_ms')):.1f} ms; the query ask runs: ids only, revision pinned once")
     F.add(f"query.{tag}.bare_hybrid_p95_ms", S, "bare LanceDB hybrid p95 (same filter, depth 40)", bare95, "ms",
           load=load, note=f"p50 {_med(series('bare', 'p50_ms')):.1f} ms; at depth 10: p95 "
                           f"{_med(series('bare_k', 'p95_ms')):.1f} ms; top-10 Jaccard vs canon "

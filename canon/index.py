@@ -15,6 +15,8 @@ LanceDB directory):
      by digest), else its revision is marked failed;
   1. chunk + diff the desired rows against the *latest* LanceDB table state
      (not the served one, so residue of a failed publish is reconciled too);
+     a document whose rows the table already holds as last derived is not
+     chunked again (`canon.row_memo`);
   2. no changes -> no-op (see below);
   3. DuckDB txn: revision 'building' + outbox intent (expected digest and the
      lineage rows to apply);
@@ -58,7 +60,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
-from canon import ids
+from canon import ids, row_memo
 from canon.chunking import DEFAULT_CHUNKER, chunk_document
 from canon.embedding import Embedder, validate_vectors
 from canon.errors import CanonInputError, CanonRunError
@@ -244,26 +246,8 @@ def publish(
         model_id = identity.model_id
         dims = identity.dimensions
 
-        # 1. desired rows
-        seen: set[str] = set()
-        desired: dict[str, dict[str, Any]] = {}
-        lineage: list[list[Any]] = []
-        embed_input: dict[str, str] = {}
-        for doc in documents:
-            if doc.doc_id in seen:
-                raise CanonInputError(doc.source_uri or "<documents>", f"duplicate doc_id {doc.doc_id!r}",
-                                      field="doc_id")
-            seen.add(doc.doc_id)
-            uri = source_uri_of(doc) if source_uri_of else (doc.source_uri or doc.doc_id)
-            for ch in chunk_document(doc, chunker=chunker, max_chars=max_chars, overlap=overlap):
-                row = build_row(doc, ch, model_id=model_id, source_uri=uri)
-                desired[ch.chunk_id] = row
-                embed_input[ch.chunk_id] = ch.embed_text
-                lineage.append([row[f] if f in row else None for f in LINEAGE_FIELDS])
-        for rec in lineage:
-            rec[LINEAGE_FIELDS.index("contract_version")] = contract_version
-
-        # 2. diff against the latest LanceDB state
+        # 1. desired rows, against the latest LanceDB state (an unchanged document's
+        #    rows come from the memo when the table still holds them: canon.row_memo)
         db = _connect(lancedb_dir)
         tbl = _open(db, table)
         if tbl is not None and _vector_dims(tbl) != dims:
@@ -273,7 +257,45 @@ def publish(
                 f"{model_id} produces {dims}; publish to a new table name to migrate models",
                 field="table")
         current = _current_state(tbl)
-        stale = sorted(set(current) - set(desired))
+        memo = row_memo.load(con, table)
+        memo_fresh: dict[str, tuple[str, list[row_memo.MemoChunk]]] = {}
+        seen: set[str] = set()
+        desired_hash: dict[str, str] = {}           # every desired chunk -> row hash
+        desired: dict[str, dict[str, Any]] = {}     # full rows, of the documents rebuilt this time
+        lineage: list[list[Any]] = []
+        embed_input: dict[str, str] = {}
+        for doc in documents:
+            if doc.doc_id in seen:
+                raise CanonInputError(doc.source_uri or "<documents>", f"duplicate doc_id {doc.doc_id!r}",
+                                      field="doc_id")
+            seen.add(doc.doc_id)
+            uri = source_uri_of(doc) if source_uri_of else (doc.source_uri or doc.doc_id)
+            key = row_memo.doc_key(doc, source_uri=uri, model_id=model_id, chunker=chunker, max_chars=max_chars,
+                                   overlap=overlap)
+            hit = memo.get(doc.doc_id)
+            if hit is not None and hit[0] == key and all(
+                    cid in current and current[cid]["row_hash"] == rh for cid, rh, _ in hit[1]):
+                for cid, rh, rec in hit[1]:
+                    desired_hash[cid] = rh
+                    lineage.append(list(rec))
+                continue
+            entry: list[row_memo.MemoChunk] = []
+            for ch in chunk_document(doc, chunker=chunker, max_chars=max_chars, overlap=overlap):
+                row = build_row(doc, ch, model_id=model_id, source_uri=uri)
+                desired[ch.chunk_id] = row
+                desired_hash[ch.chunk_id] = row["row_hash"]
+                embed_input[ch.chunk_id] = ch.embed_text
+                rec = [row[f] if f in row else None for f in LINEAGE_FIELDS]
+                lineage.append(rec)
+                entry.append((ch.chunk_id, row["row_hash"], list(rec)))
+            memo_fresh[doc.doc_id] = (key, entry)
+        for rec in lineage:
+            rec[LINEAGE_FIELDS.index("contract_version")] = contract_version
+        if memo_fresh or set(memo) - seen:
+            row_memo.save(con, table, memo_fresh, keep=seen)
+
+        # 2. diff (chunks from the memo are in the table with their hash: neither new nor changed)
+        stale = sorted(set(current) - set(desired_hash))
         new = [c for c in desired if c not in current]
         changed = [c for c in desired if c in current and current[c]["row_hash"] != desired[c]["row_hash"]]
         reusable = [c for c in changed
@@ -287,8 +309,8 @@ def publish(
                 and served["embedding_model_id"] == model_id):
             result = PublishResult(
                 revision_id=served["revision_id"], lance_version=served["lance_version"],
-                chunks=len(desired), reused=len(desired), documents=len(documents), noop=True,
-                repaired=repaired)
+                chunks=len(desired_hash), reused=len(desired_hash), documents=len(documents), noop=True,
+                repaired=repaired, rows_rebuilt=len(memo_fresh))
             if served["policy_revision"] != policy_revision:
                 seq = next_seq(con)
                 rid = _revision_id(seq, table, run_id, policy_revision)
@@ -301,7 +323,7 @@ def publish(
         seq = next_seq(con)
         revision_id = _revision_id(seq, table, run_id, model_id, policy_revision)
         base_version = tbl.version if tbl is not None else None
-        counts = dict(chunks=len(desired), embedded=len(to_embed), reused=len(desired) - len(to_embed),
+        counts = dict(chunks=len(desired_hash), embedded=len(to_embed), reused=len(desired_hash) - len(to_embed),
                       deleted=len(stale), rewritten_metadata_only=len(reusable))
         with Txn(con):
             insert_revision(con, {
@@ -309,14 +331,14 @@ def publish(
                 "base_version": base_version, "embedding_model_id": model_id,
                 "embedding_identity_json": identity.to_json(), "policy_revision": policy_revision,
                 "created_at": utcnow(), "status": "building", "row_count": None,
-                "doc_count": len(documents), "chunk_count": len(desired), "embedded_count": len(to_embed),
+                "doc_count": len(documents), "chunk_count": len(desired_hash), "embedded_count": len(to_embed),
                 "reused_count": counts["reused"], "rewritten_count": len(reusable),
                 "deleted_count": len(stale), "run_id": run_id, "note": "publish",
             })
             insert_outbox(
                 con, revision_id=revision_id, lance_table=table, base_version=base_version,
-                expected_rows=len(desired),
-                expected_digest=state_digest((c, r["row_hash"]) for c, r in desired.items()),
+                expected_rows=len(desired_hash),
+                expected_digest=state_digest(desired_hash.items()),
                 payload={"model_id": model_id, "chunks": lineage},
             )
         try:
@@ -354,7 +376,7 @@ def publish(
                 abandon(con, revision_id, f"{type(exc).__name__}: {exc}")
             raise
         return PublishResult(revision_id=revision_id, lance_version=lance_version, documents=len(documents),
-                             repaired=repaired, **counts)
+                             repaired=repaired, rows_rebuilt=len(memo_fresh), **counts)
 
 
 # ------------------------------------------------------------------ reads

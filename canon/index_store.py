@@ -37,6 +37,7 @@ class PublishResult:
     documents: int = 0
     noop: bool = False
     repaired: list[str] = field(default_factory=list)
+    rows_rebuilt: int = 0    # documents chunked and hashed this time (the rest came from canon.row_memo)
 
     @property
     def counts(self) -> dict[str, int]:

@@ -439,6 +439,9 @@ def _clear_registry(con: duckdb.DuckDBPyConnection, doc_id: str, now: dt.datetim
                 "list_transform(reasons, lambda r: starts_with(r, 'forgotten on '))), false)", [doc_id]).fetchall()[0][0]
         if _has_table(con, "corpus_files"):
             out["corpus_files_deleted"] = corpus_cache.forget_doc(con, doc_id)
+        if _has_table(con, "index_row_memo"):
+            out["row_memo_deleted"] = con.execute(
+                "DELETE FROM index_row_memo WHERE doc_id = ?", [doc_id]).fetchall()[0][0]
     return out
 
 
