@@ -5,3 +5,7 @@ assets, resources and sensors in the top-level folders only wire it in.
 """
 
 __version__ = "0.1.0"
+
+from canon._lazy_imports import defer_rest_client as _defer_rest_client
+
+_defer_rest_client()   # `import lancedb` 3.0 -> 1.2 s per process; see canon/_lazy_imports.py
