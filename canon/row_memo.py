@@ -50,7 +50,9 @@ MemoChunk = tuple[str, str, list[Any]]
 def doc_key(doc: Document, *, source_uri: str, model_id: str, chunker: str, max_chars: int, overlap: int) -> str:
     h = hashlib.sha256(_ROW_CODE.encode())
     h.update(json.dumps([source_uri, model_id, chunker, max_chars, overlap]).encode())
-    h.update(doc.model_dump_json().encode("utf-8"))
+    # (warnings off: a document copied with `model_copy(update=...)` may hold a plain string where
+    # an enum is declared; it serializes to the same JSON, which is all the key needs)
+    h.update(doc.model_dump_json(warnings=False).encode("utf-8"))
     return h.hexdigest()
 
 
