@@ -61,6 +61,14 @@ class RoleView:
     by_id: dict[str, Document]               # visible documents by doc_id
     revoked: list[str]                       # the ACL admits the role, the live policy revokes
     fresh: "FreshnessIndex | None" = None    # built on the first freshness question
+    kinds: dict[str, links.KindIndex] = field(default_factory=dict)   # built on first use, per kind
+
+    def kind_index(self, kind: str) -> links.KindIndex:
+        """The visible documents of `kind`, indexed for `links.linked`."""
+        idx = self.kinds.get(kind)
+        if idx is None:
+            idx = self.kinds[kind] = links.KindIndex(self.by_kind.get(kind, []), kind)
+        return idx
 
 
 @dataclass
@@ -309,8 +317,8 @@ def _definition_text(doc: Document, day: dt.date | None) -> str:
 def _with_graph(ctx, p, primary, view: RoleView, evidence, claims, day):
     """Model and lineage follow the graph: metric revision → model version → lineage."""
     shown_ids = view.shown_ids
-    model = links.linked(primary, view.by_kind.get("model_schema", []), "model_schema", day, by_id=view.by_id)
-    lineage_doc = links.linked(primary, view.by_kind.get("lineage", []), "lineage", day, by_id=view.by_id)
+    model = links.linked(primary, view.kind_index("model_schema"), day, by_id=view.by_id)
+    lineage_doc = links.linked(primary, view.kind_index("lineage"), day, by_id=view.by_id)
     parts = []
     sources: list[str] = []
     graph_nodes = None
@@ -447,28 +455,29 @@ def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, view
     concept_docs = [d for d in ctx.by_object.get(concept, []) if d.doc_id in view.shown_ids]
     sources: set[str] = set()
     for d in concept_docs:
-        lin = links.linked(d, view.by_kind.get("lineage", []), "lineage", p.as_of or d.valid_from, by_id=view.by_id)
+        lin = links.linked(d, view.kind_index("lineage"), p.as_of or d.valid_from, by_id=view.by_id)
         if lin is not None:
             sources |= set(links.raw_sources_from_edges(links.lineage_edges_from_text(lin)))
     # Snapshots of the concept's family or observing one of its raw sources, in document order.
     hit = set(fx.by_family.get(links._family(concept), ()))
     for src in sources:
         hit.update(fx.by_source.get(src, ()))
-    related = [i for i in sorted(hit)]
+    related = sorted(hit)
     if p.as_of is not None:
         related = [i for i in related if fx.snapshots[i].in_effect(p.as_of)]
-    if not related:
+    def no_observation() -> Response:
         return Response(action="abstain", role=role, as_of=p.as_of, reason="no_observation",
                         answer="No freshness observation you may see covers that object" +
                                (f" on {p.as_of.isoformat()}." if p.as_of else "."))
+
+    if not related:
+        return no_observation()
     newest = max(related, key=lambda i: (fx.observed[i][0] or dt.datetime.min.replace(tzinfo=dt.timezone.utc)))
     snap = fx.snapshots[newest]
     observed_at, obs = fx.observed[newest]
     if observed_at is None or not obs:
         # A snapshot without an observation time or per-source readings: nothing to compute from.
-        return Response(action="abstain", role=role, as_of=p.as_of, reason="no_observation",
-                        answer="No freshness observation you may see covers that object" +
-                               (f" on {p.as_of.isoformat()}." if p.as_of else "."))
+        return no_observation()
     items = []
     for o in obs:
         age = int((observed_at - o["max_loaded_at"]).total_seconds() // 60)

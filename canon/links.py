@@ -28,13 +28,14 @@ def _family(object_id: str) -> tuple[str, str] | None:
 _KEY = 12   # object ids are found in a text by their first _KEY characters, then checked whole
 
 
-class _KindIndex:
-    """The documents of one kind in one document list, indexed for `siblings` and
-    `_referenced`, which otherwise scan the whole list per answer (~13-15 ms each at
-    60k documents). Same results as the scans, in the same order."""
+class KindIndex:
+    """The documents of one kind in a document list, indexed for `siblings` and
+    `_referenced`, which would otherwise scan the list per answer (~13-15 ms each
+    at 60k documents). Same results as the scans, in the same order. `ask` keeps
+    one per kind on each role's visible set (`RoleView.kind_index`)."""
 
     def __init__(self, docs: list[Document], kind: str):
-        self.docs, self.size = docs, len(docs)
+        self.kind = kind
         self.of_kind = [d for d in docs if d.kind == kind]
         self.position = {id(d): i for i, d in enumerate(self.of_kind)}
         self.by_family: dict[tuple[str, str], list[Document]] = {}
@@ -63,37 +64,19 @@ class _KindIndex:
         return found
 
 
-_INDEXES: dict[tuple[int, str], _KindIndex] = {}
-
-
-def _kind_index(docs: list[Document], kind: str) -> _KindIndex:
-    """Built once per document list: the lists passed here are a role's visible set
-    by kind (`RoleView.by_kind`), built once and never changed in place. The index
-    holds the list, so its id cannot be reused while the index is cached."""
-    idx = _INDEXES.get((id(docs), kind))
-    if idx is None or idx.docs is not docs or idx.size != len(docs):
-        if len(_INDEXES) >= 16:
-            _INDEXES.clear()
-        idx = _INDEXES[(id(docs), kind)] = _KindIndex(docs, kind)
-    return idx
-
-
-def siblings(object_id: str, docs: list[Document], kind: str) -> list[Document]:
+def siblings(object_id: str, index: KindIndex) -> list[Document]:
     fam = _family(object_id)
-    if fam is None or not docs:
+    if fam is None:
         return []
-    return [d for d in _kind_index(docs, kind).by_family.get(fam, []) if d.object_id != object_id]
+    return [d for d in index.by_family.get(fam, []) if d.object_id != object_id]
 
 
-def _referenced(doc: Document, docs: list[Document], kind: str) -> list[Document]:
+def _referenced(doc: Document, index: KindIndex) -> list[Document]:
     """Revisions of other objects that `doc` names by id (optionally with `.vN`)."""
-    if not docs:
-        return []
-    idx = _kind_index(docs, kind)
     text = doc.text
-    named = [d for oid in idx.objects_in(text) for d in idx.by_object[oid]]
+    named = [d for oid in index.objects_in(text) for d in index.by_object[oid]]
     out = []
-    for d in sorted(named, key=lambda d: idx.position[id(d)]):   # list order, as a scan returns them
+    for d in sorted(named, key=lambda d: index.position[id(d)]):   # list order, as a scan returns them
         if d.doc_id == doc.doc_id:
             continue
         # (both ways of naming it contain the object id)
@@ -102,25 +85,23 @@ def _referenced(doc: Document, docs: list[Document], kind: str) -> list[Document
     return out
 
 
-def linked(doc: Document, docs: list[Document], kind: str, day: dt.date | None, *,
-           by_id: dict[str, Document] | None = None) -> Document | None:
-    """The revision of `kind` that `doc` links to for `day`. `by_id` (doc_id ->
-    document, the same visible set as `docs`) lets a caller pass only the
-    documents of `kind` as `docs`: the explicit link is then looked up there."""
+def linked(doc: Document, index: KindIndex, day: dt.date | None, *,
+           by_id: dict[str, Document]) -> Document | None:
+    """The revision of `index.kind` that `doc` links to for `day`, among the
+    documents `index` holds; `by_id` (doc_id -> document, the same visible set)
+    serves the explicit links dbt-rendered documents carry."""
+    kind = index.kind
     explicit = {"model_schema": "model_doc_id", "lineage": "lineage_doc_id"}.get(kind)
     if explicit and doc.metadata.get(explicit):
-        if by_id is not None:
-            hit = by_id.get(doc.metadata[explicit])
-        else:
-            hit = next((d for d in docs if d.doc_id == doc.metadata[explicit]), None)
+        hit = by_id.get(doc.metadata[explicit])
         if hit is not None:
             return hit
-    refs = _referenced(doc, docs, kind)
+    refs = _referenced(doc, index)
     if refs:
         approved_refs = [d for d in refs if d.status.value == "approved"]
         pool = approved_refs or refs
         return sorted(pool, key=lambda d: (not (day is None or d.in_effect(day)), d.doc_id))[0]
-    sib = siblings(doc.object_id, docs, kind)
+    sib = siblings(doc.object_id, index)
     if sib:
         result = resolve_revision(sib, day if day is not None else doc.valid_from)
         return result.chosen

@@ -145,13 +145,14 @@ def test_indexed_links_equal_scanning_every_document(dossier_docs):
         docs = list(docs)
         seen = 0
         for kind in ("model_schema", "lineage", "metric_definition"):
+            index = links.KindIndex(docs, kind)
             for d in docs:
-                got = links._referenced(d, docs, kind)
+                got = links._referenced(d, index)
                 assert got == _scan_referenced(d, docs, kind), (d.doc_id, kind)
-                assert links.siblings(d.object_id, docs, kind) == _scan_siblings(d.object_id, docs, kind)
+                assert links.siblings(d.object_id, index) == _scan_siblings(d.object_id, docs, kind)
                 seen += bool(got)
         assert seen > 0
-    q1 = {d.doc_id for d in links._referenced(crafted[4], crafted, "model_schema")}
+    q1 = {d.doc_id for d in links._referenced(crafted[4], links.KindIndex(crafted, "model_schema"))}
     assert q1 == {"m1", "m3", "m4"}    # x (no version named), x_long only as v3, and a substring hit
 
 
