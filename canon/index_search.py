@@ -16,8 +16,8 @@ lists run concurrently and read ids only, the fusion runs there, and only the
 final top-k rows are read in full (one take by row id on the same pinned
 version). Pinned tables are reused across queries (their index caches stay
 warm) while their version exists. The role prefilter is served by the
-LABEL_LIST index and large tables by the IVF_FLAT index of
-`canon.index_tuning`.
+LABEL_LIST index and large tables by the vector index of `canon.index_tuning`
+(IVF_FLAT, or IVF_SQ with refine on the largest).
 """
 
 from __future__ import annotations
@@ -111,7 +111,6 @@ class _Pinned:
     tbl: Any
     dims: int
     vector_index: str | None    # the type of the ANN index on `vector` in this version, if any
-    rows: int
 
 
 def _manifest_exists(lancedb_dir, table: str, version: int) -> bool:
@@ -132,8 +131,7 @@ def _open_pinned(lancedb_dir, table: str, version: int) -> _Pinned:
     tbl.checkout(int(version))
     pinned = _Pinned(tbl=tbl, dims=int(tbl.schema.field("vector").type.list_size),
                      vector_index=next((i.index_type for i in tbl.list_indices()
-                                        if "vector" in i.columns and i.index_type not in ("FTS", "INVERTED")), None),
-                     rows=tbl.count_rows())
+                                        if "vector" in i.columns and i.index_type not in ("FTS", "INVERTED")), None))
     with _TABLES_LOCK:
         _TABLES[key] = pinned
         _TABLES.move_to_end(key)
