@@ -288,8 +288,7 @@ class MatchIndex:
             for name in entry.names | entry.exact:
                 self.phrases.setdefault(name, set()).add(entry.object_id)
             for name in entry.names:
-                words = tuple(w for w in name.split() if w not in _STOP)
-                core = " ".join(words)
+                words, core = _name_core(name)
                 if len(core) >= 5:
                     core_objects.setdefault(core, set()).add(entry.object_id)
                 if len(words) >= 2:
@@ -357,7 +356,7 @@ def _match_index(catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str
     idx = catalog.match_index
     if idx is not None and idx.size == len(catalog):
         return idx
-    catalog.match_uses = getattr(catalog, "match_uses", 0) + 1
+    catalog.match_uses += 1
     if catalog.match_uses < 2:
         return None
     idx = catalog.match_index = MatchIndex(catalog, distinctive)
@@ -365,12 +364,26 @@ def _match_index(catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str
 
 
 def match_objects(question: str, catalog: dict[str, ObjectEntry], *, threshold: float = 85.0) -> list[ObjectMatch]:
-    q = normalize(question)
-    q_tokens = frozenset(q.split())
     distinctive = getattr(catalog, "distinctive", None)
     if distinctive is None:
         distinctive = _distinctive(catalog)
-    idx = _match_index(catalog, distinctive)
+    return _match(question, catalog, distinctive, threshold, _match_index(catalog, distinctive))
+
+
+def match_objects_exhaustive(question: str, catalog: dict[str, ObjectEntry], *,
+                             threshold: float = 85.0) -> list[ObjectMatch]:
+    """Every entry scored (the reference `match_objects` must equal)."""
+    distinctive = getattr(catalog, "distinctive", None)
+    if distinctive is None:
+        distinctive = _distinctive(catalog)
+    return _match(question, catalog, distinctive, threshold, None)
+
+
+def _match(question: str, catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str]], threshold: float,
+           idx: "MatchIndex | None") -> list[ObjectMatch]:
+    """Score the entries `idx` names as candidates (every entry without an index)."""
+    q = normalize(question)
+    q_tokens = frozenset(q.split())
     core_scores = None
     if idx is None:
         entries = catalog.values()
@@ -378,19 +391,6 @@ def match_objects(question: str, catalog: dict[str, ObjectEntry], *, threshold: 
         ids, core_scores = idx.candidates(q, threshold)
         entries = [catalog[oid] for oid in ids if oid in catalog]
     out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold, core_scores) for e in entries)
-           if m is not None]
-    return sorted(out, key=lambda m: (-m.score, m.object_id))
-
-
-def match_objects_exhaustive(question: str, catalog: dict[str, ObjectEntry], *,
-                             threshold: float = 85.0) -> list[ObjectMatch]:
-    """Every entry scored (the reference `match_objects` must equal)."""
-    q = normalize(question)
-    q_tokens = frozenset(q.split())
-    distinctive = getattr(catalog, "distinctive", None)
-    if distinctive is None:
-        distinctive = _distinctive(catalog)
-    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold) for e in catalog.values())
            if m is not None]
     return sorted(out, key=lambda m: (-m.score, m.object_id))
 
