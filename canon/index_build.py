@@ -27,7 +27,7 @@ from typing import Any
 
 import duckdb
 
-from canon import chunking, index_rows, registry
+from canon import index_rows, registry
 from canon.embedding import Embedder
 from canon.index_store import DEFAULT_TABLE, PublishResult, pending_outbox, served_revision
 from canon.policy import Policy, project
@@ -43,9 +43,6 @@ CREATE TABLE IF NOT EXISTS index_inputs (
 );
 """
 
-# The code that maps a document to its rows: a Canon upgrade that changes it re-checks every row.
-_ROW_CODE = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (chunking, index_rows))).hexdigest()
-
 
 def input_digest(con: duckdb.DuckDBPyConnection, policy: Policy, embedder: Embedder, options: dict[str, Any]) -> str:
     """sha256 over everything the served rows are a function of (see the module doc)."""
@@ -54,7 +51,7 @@ def input_digest(con: duckdb.DuckDBPyConnection, policy: Policy, embedder: Embed
         policy.model_dump_json(),
         embedder.identity.to_json(),
         json.dumps(options, sort_keys=True, default=str),
-        _ROW_CODE,
+        index_rows.ROW_CODE,
     ]
     return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 

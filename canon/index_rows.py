@@ -13,14 +13,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
 
-from canon import ids
+from canon import chunking, ids
 from canon.chunking import Chunk
 from canon.models import Document
+
+# The source of the code that maps a document to its rows (chunking and this module): part of
+# the index input digest (canon.index_build) and of every row memo key (canon.row_memo), so a
+# Canon upgrade that changes it re-derives every row.
+ROW_CODE = hashlib.sha256(Path(chunking.__file__).read_bytes() + Path(__file__).read_bytes()).hexdigest()
 
 # Columns that do not take part in row_hash.
 _UNHASHED = ("vector", "index_revision", "row_hash")

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
-from canon import chunking, index_rows
+from canon import index_rows
 from canon.index_store import Txn
 from canon.models import Document
 
@@ -41,14 +40,13 @@ CREATE TABLE IF NOT EXISTS index_row_memo (
 );
 """
 
-_ROW_CODE = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (chunking, index_rows))).hexdigest()
 
 # chunk_id, row_hash, lineage record (the LINEAGE_FIELDS values, contract_version left None)
 MemoChunk = tuple[str, str, list[Any]]
 
 
 def doc_key(doc: Document, *, source_uri: str, model_id: str, chunker: str, max_chars: int, overlap: int) -> str:
-    h = hashlib.sha256(_ROW_CODE.encode())
+    h = hashlib.sha256(index_rows.ROW_CODE.encode())
     h.update(json.dumps([source_uri, model_id, chunker, max_chars, overlap]).encode())
     # (warnings off: a document copied with `model_copy(update=...)` may hold a plain string where
     # an enum is declared; it serializes to the same JSON, which is all the key needs)
