@@ -60,3 +60,16 @@ def dossier_index(tmp_path):
     index.publish(con, tmp_path / "lancedb", registry.load_documents(con), emb, policy_revision="none", run_id="r1")
     yield con, tmp_path / "lancedb", emb
     con.close()
+
+
+@pytest.fixture()
+def index_ws(tmp_path):
+    """An empty workspace for `canon.index.publish`: a DuckDB connection, a LanceDB folder
+    and a 64-dimensional HashingEmbedder, as a dict (con, dir, path, emb)."""
+    import duckdb
+
+    from canon.embedding import HashingEmbedder
+
+    con = duckdb.connect(str(tmp_path / "canon.duckdb"))
+    yield {"con": con, "dir": tmp_path / "lancedb", "path": tmp_path, "emb": HashingEmbedder(dimensions=64)}
+    con.close()

@@ -56,10 +56,8 @@ def corpus() -> list[Document]:
 
 
 @pytest.fixture()
-def ws(tmp_path):
-    con = duckdb.connect(str(tmp_path / "canon.duckdb"))
-    yield {"con": con, "dir": tmp_path / "lancedb", "path": tmp_path, "emb": HashingEmbedder(dimensions=64)}
-    con.close()
+def ws(index_ws):
+    return index_ws
 
 
 def publish(ws, docs, **kw):

@@ -11,7 +11,6 @@ import pytest
 
 from canon import index as ix
 from canon import lifecycle
-from canon.embedding import HashingEmbedder
 from canon.index_rows import state_digest
 from canon.models import Document
 
@@ -25,10 +24,8 @@ def mk(i: int, text: str | None = None, **kw) -> Document:
 
 
 @pytest.fixture()
-def ws(tmp_path):
-    con = duckdb.connect(str(tmp_path / "canon.duckdb"))
-    yield {"con": con, "dir": tmp_path / "lancedb", "emb": HashingEmbedder(dimensions=32)}
-    con.close()
+def ws(index_ws):
+    return index_ws
 
 
 def publish(ws, docs, **kw):
