@@ -31,13 +31,11 @@ def defer_rest_client() -> bool:
     if spec is None or spec.loader is None or not spec.submodule_search_locations:
         return False
     module = importlib.util.module_from_spec(spec)
-    state = {"loaded": False}
 
     def __getattr__(name: str):
-        if name.startswith("__") or state["loaded"]:
+        if name.startswith("__"):
             raise AttributeError(name)
-        state["loaded"] = True
-        del module.__dict__["__getattr__"]
+        del module.__dict__["__getattr__"]   # called once: the real __init__ defines the rest
         spec.loader.exec_module(module)      # the real __init__, into the same module object
         return getattr(module, name)
 
