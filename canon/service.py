@@ -10,7 +10,8 @@ import duckdb
 from canon import index_search, index_store, ops_checks
 from canon.ask import AskContext, Retriever
 from canon.errors import CanonInputError
-from canon.embedding import HashingEmbedder, SentenceTransformerEmbedder, default_embedder
+from canon.embedder_backends import BACKENDS, DEFAULT_BACKEND, check_backend, default_embedder
+from canon.embedding import HashingEmbedder
 from canon.models import Document
 from canon.policy import Policy
 
@@ -25,20 +26,31 @@ def embedder_for(model_id: str, con: duckdb.DuckDBPyConnection | None = None):
         emb = recorded_embedder(con, model_id)
         if emb is not None:
             return emb
-    emb = default_embedder()
-    if emb.identity.model_id != model_id:
-        raise CanonInputError("index_revisions", f"the served revision was embedded with {model_id}, "
-                              f"but this machine's default model is {emb.identity.model_id}", field="embedding_model_id")
-    return emb
+    # The bundled model on either backend (a revision built before int8 became
+    # the default was embedded by PyTorch, and stays servable).
+    for backend in BACKENDS:
+        emb = default_embedder(backend)
+        if emb.identity.model_id == model_id:
+            return emb
+    raise CanonInputError("index_revisions", f"the served revision was embedded with {model_id}, but this machine's "
+                          f"default model is {default_embedder().identity.model_id}", field="embedding_model_id")
 
 
-def make_embedder(kind: str | None = None, model_path: str | None = None):
+def make_embedder(kind: str | None = None, model_path: str | None = None, backend: str | None = None):
+    """`kind` sentence-transformers (default) or hashing; `backend` onnx-int8
+    (default) or torch; environment: CANON_EMBEDDER, CANON_EMBEDDING_MODEL,
+    CANON_EMBEDDING_BACKEND."""
     kind = kind or os.environ.get("CANON_EMBEDDER", "sentence-transformers")
     if kind == "hashing":
         return HashingEmbedder()
-    if model_path or os.environ.get("CANON_EMBEDDING_MODEL"):
-        return SentenceTransformerEmbedder(model_path=model_path or os.environ["CANON_EMBEDDING_MODEL"])
-    return default_embedder()
+    if kind != "sentence-transformers":
+        raise CanonInputError("embedder", f"unknown embedder provider {kind!r}; expected sentence-transformers "
+                              "or hashing", field="provider")
+    backend = check_backend(backend or os.environ.get("CANON_EMBEDDING_BACKEND") or DEFAULT_BACKEND)
+    model_path = model_path or os.environ.get("CANON_EMBEDDING_MODEL")
+    if model_path:
+        return BACKENDS[backend](model_path=model_path)
+    return default_embedder(backend)
 
 
 def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: list[Document],

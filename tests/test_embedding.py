@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from canon.embedder_backends import default_embedder
 from canon.embedding import (
-    EmbeddingError, EmbeddingIdentity, HashingEmbedder, SentenceTransformerEmbedder, default_embedder,
-    validate_vectors,
+    EmbeddingError, EmbeddingIdentity, HashingEmbedder, SentenceTransformerEmbedder, validate_vectors,
 )
+from canon.embedding_onnx import OnnxInt8Embedder
 
 
 def test_hashing_embedder_is_deterministic_and_normalised():
@@ -59,4 +60,6 @@ def test_sentence_transformer_identity_without_loading_the_model():
     assert "/" not in ident.model_id.split(":")[1], "no machine-specific path in the model id"
     assert SentenceTransformerEmbedder(max_seq_length=128).identity.model_id != ident.model_id
     assert default_embedder() is default_embedder()
-    assert isinstance(default_embedder(), SentenceTransformerEmbedder)
+    assert isinstance(default_embedder(), OnnxInt8Embedder), "int8 ONNX is the default backend"
+    assert isinstance(default_embedder("torch"), SentenceTransformerEmbedder)
+    assert default_embedder("torch").identity == ident

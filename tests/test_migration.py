@@ -273,3 +273,41 @@ def test_real_model_max_seq_length_migration(tmp_path, monkeypatch):
     assert _served(paths)["embedding_model_id"] == before["embedding_model_id"]
     resp, logged = _ask(paths)
     assert resp.action == "answer" and logged == rb.rollback_revision
+
+
+def test_a_pytorch_index_stays_served_and_migrates_to_the_int8_default(tmp_path, monkeypatch):
+    """An index built before int8 ONNX became the default (the bundled model on
+    PyTorch) is still served with PyTorch query vectors, and `canon migrate
+    --embedding-model default` moves it to the int8 backend through the gate."""
+    torch_emb = SentenceTransformerEmbedder()
+    paths = _workspace(tmp_path, monkeypatch, torch_emb)
+    before = _served(paths)
+    assert before["embedding_model_id"] == torch_emb.identity.model_id
+    resp, _ = _ask(paths)
+    assert resp.action == "answer"
+    con = registry.connect(paths.canon_db)
+    try:
+        cfg, _table = migration.serving_config(con)
+    finally:
+        con.close()
+    assert cfg.embedder.backend == "torch"
+    res = migration.migrate(paths=paths, embedding_model="default", release_sets=DOSSIER_SET)
+    assert res.status == "cut_over", res.decision
+    assert res.to_model_id.startswith("onnxruntime:all-MiniLM-L6-v2@")
+    assert res.evaluation["dossier"]["candidate"]["gate"] == []
+    resp, logged = _ask(paths)
+    assert resp.action == "answer" and logged == res.cutover_revision
+    assert resp.evidence[0].doc_id == "metric.net_revenue.v2" and resp.evidence[0].chunk_ids
+
+
+def test_specs_recorded_before_backends_existed_rebuild_pytorch():
+    old = {"kind": "sentence-transformers", "model_path": None, "max_seq_length": 128, "dimensions": None}
+    spec = migration.EmbedderSpec.from_record(old)
+    assert spec.backend == "torch" and isinstance(spec.build(), SentenceTransformerEmbedder)
+    assert migration.EmbedderSpec().backend == "onnx-int8"
+    assert migration.EmbedderSpec.parse("torch").backend == "torch"
+    assert migration.EmbedderSpec.parse("/models/x").backend == "torch"
+    assert migration.EmbedderSpec.parse("onnx-int8:/models/x") == migration.EmbedderSpec(
+        "sentence-transformers", "/models/x", backend="onnx-int8")
+    with pytest.raises(CanonInputError, match="unknown embedding backend 'tpu'"):
+        migration.EmbedderSpec(backend="tpu").build()
