@@ -5,9 +5,11 @@
                                         [--profile]
 
 Sections (`--only limit,structural,...`):
-  limit       the real all-MiniLM-L6-v2 on --real-docs documents: cold build (read -> gate -> registry ->
-              chunks -> embeddings -> LanceDB publish) against the model alone on the exact same
-              embed texts, same batch size, same torch threads. Target build/limit >= 0.85.
+  limit       the real all-MiniLM-L6-v2 (the default: int8 ONNX) on --real-docs documents: cold build
+              (read -> gate -> registry -> chunks -> embeddings -> LanceDB publish) against the model
+              alone on the exact same embed texts, same threads. Target build/limit >= 0.85. Beside
+              it, the same texts on PyTorch (speed-up, CPU ratio, cosine) and both release gold sets
+              with each backend: the int8 default holds only while actions and recall@3 are unchanged.
   structural  the deterministic HashingEmbedder on --docs documents: cold build, no-op rebuild
               (<= 3 % of cold, 0 embedded), one changed body (embeds exactly its chunks), an ACL-only
               change (0 embedded, seconds), a policy revocation enforced by the next ask (no publish).
@@ -158,11 +160,37 @@ class TimedEmbedder:
 
 
 def make_embedder(kind: str):
-    if kind == "st":
-        from canon.embedding import SentenceTransformerEmbedder
-        return SentenceTransformerEmbedder()
+    """"st": the production default (all-MiniLM-L6-v2, int8 ONNX); "torch": the same model on
+    PyTorch (the baseline the backend is measured against); else the HashingEmbedder."""
+    if kind in ("st", "torch"):
+        from canon.embedder_backends import DEFAULT_BACKEND, default_embedder
+        return default_embedder(DEFAULT_BACKEND if kind == "st" else "torch")
     from canon.embedding import HashingEmbedder
     return HashingEmbedder()
+
+
+def model_alone(emb):
+    """The fastest way the embedder's model can encode a list of texts: PyTorch's own length-sorted
+    batched encode (same batch size, same threads); the ONNX backend's `embed` (one text per run,
+    no padding: its own fastest path); the HashingEmbedder's `embed`."""
+    from canon.embedding import SentenceTransformerEmbedder
+    if isinstance(emb, SentenceTransformerEmbedder):
+        model = emb._load()
+        return lambda texts: model.encode(texts, batch_size=emb.batch_size, show_progress_bar=False,
+                                          convert_to_numpy=True, normalize_embeddings=True)
+    if hasattr(emb, "_load"):
+        emb._load()
+    return emb.embed
+
+
+def token_lengths(emb, texts: list[str]) -> tuple[list[int], int] | None:
+    from canon.embedding import SentenceTransformerEmbedder
+    if isinstance(emb, SentenceTransformerEmbedder):
+        model = emb._load()
+        return [len(ids) for ids in model.tokenizer(texts, add_special_tokens=True)["input_ids"]], model.max_seq_length
+    if hasattr(emb, "token_ids"):
+        return [len(ids) for ids in emb.token_ids(texts)], emb.seq_length
+    return None
 
 
 def pipeline(corpus: Path, ws: Path, embedder, *, run_id: str, keep_docs: bool = False) -> dict[str, Any]:
@@ -241,12 +269,15 @@ def case_limit(p: dict[str, Any]) -> dict[str, Any]:
     inner = make_embedder(kind)
     res: dict[str, Any] = {"embedder": kind, "model_id": inner.identity.model_id}
     t = now()
-    model = inner._load() if kind == "st" else None
+    encode = model_alone(inner)   # loads the model (the ONNX backend: exports it once per machine)
     res["model_load_s"] = now() - t
-    if model is not None:
+    # The speed-up of the default backend over PyTorch, on the same texts in the same repetitions.
+    baseline = make_embedder("torch") if kind == "st" else None
+    base_encode = model_alone(baseline) if baseline is not None else None
+    if kind != "hashing":
         import torch
         res["torch_threads"] = torch.get_num_threads()
-        res["encode_batch_size"] = inner.batch_size
+        res["encode_batch_size"] = make_embedder("torch").batch_size
     res["publish_batch_size"] = 64  # canon.index.publish's default: texts per embedder.embed call
 
     # The exact texts a cold publish embeds, in its order: the registry's documents (doc_id order, as
@@ -255,21 +286,16 @@ def case_limit(p: dict[str, Any]) -> dict[str, Any]:
     texts = [ch.embed_text for d in docs for ch in chunk_document(d)]
     res["texts"] = len(texts)
     res["text_chars_mean"] = round(statistics.mean(len(x) for x in texts), 1) if texts else 0
-    if model is not None:
-        lens = [len(ids) for ids in model.tokenizer(texts, add_special_tokens=True)["input_ids"]]
+    lengths = token_lengths(inner, texts)
+    if lengths is not None:
+        lens, max_seq = lengths
         res["wordpieces_mean"] = round(statistics.mean(lens), 1)
-        res["truncated_texts"] = sum(n > model.max_seq_length for n in lens)
-        res["max_seq_length"] = model.max_seq_length
+        res["truncated_texts"] = sum(n > max_seq for n in lens)
+        res["max_seq_length"] = max_seq
 
-    def encode(batch: list[str]):
-        if model is None:
-            return inner.embed(batch)
-        return model.encode(batch, batch_size=inner.batch_size, show_progress_bar=False,
-                            convert_to_numpy=True, normalize_embeddings=True)
-
-    def limit_sorted() -> tuple[float, float]:   # one encode over everything: sorted by length -> least padding
+    def limit_sorted(fn=encode) -> tuple[float, float]:   # one call over everything (torch sorts by length)
         t0, c0 = now(), cpu_s()
-        encode(texts)
+        fn(texts)
         return now() - t0, cpu_s() - c0
 
     def limit_pipeline_order() -> float:   # the groups publish hands the embedder, in its order
@@ -282,7 +308,13 @@ def case_limit(p: dict[str, Any]) -> dict[str, Any]:
     log(f"limit: warm-up ({kind})")
     pipeline(Path(p["warm_corpus"]), fresh_dir(work / "warm"), TimedEmbedder(inner), run_id="warm")
     encode(texts[:64])
-    builds, sorted_s, sorted_cpu, order_s = [], [], [], []
+    if base_encode is not None:
+        import numpy as np
+        base_encode(texts[:64])
+        cos = (np.asarray(encode(texts)) * np.asarray(base_encode(texts))).sum(axis=1)
+        res["cosine_to_torch"] = {"min": float(cos.min()), "p1": float(np.percentile(cos, 1)),
+                                  "median": float(np.median(cos))}
+    builds, sorted_s, sorted_cpu, order_s, torch_s, torch_cpu = [], [], [], [], [], []
     identical = same_set = None
     for r in range(reps):
         steps = ["limit", "build"] if r % 2 == 0 else ["build", "limit"]
@@ -291,6 +323,11 @@ def case_limit(p: dict[str, Any]) -> dict[str, Any]:
                 w, c = limit_sorted()
                 sorted_s.append(w)
                 sorted_cpu.append(c)
+                if base_encode is not None:
+                    w, c = limit_sorted(base_encode)
+                    torch_s.append(w)
+                    torch_cpu.append(c)
+                    log(f"limit rep {r + 1}/{reps}: PyTorch baseline {w:.1f} s")
                 if r == 0:  # once: it only explains a gap, and it costs a full model pass
                     order_s.append(limit_pipeline_order())
                 log(f"limit rep {r + 1}/{reps}: model alone {sorted_s[-1]:.1f} s sorted"
@@ -304,11 +341,27 @@ def case_limit(p: dict[str, Any]) -> dict[str, Any]:
                 builds.append(public(b))
                 log(f"limit rep {r + 1}/{reps}: cold build {b['total_s']:.1f} s ({b['chunks']} chunks, "
                     f"model {b['model_s']:.1f} s)")
+    if kind == "st":
+        res["gold"] = gold_by_backend(log)
     res.update(builds=builds, limit_sorted_s=sorted_s, limit_sorted_cpu_s=sorted_cpu, limit_pipeline_order_s=order_s,
+               torch_sorted_s=torch_s, torch_sorted_cpu_s=torch_cpu,
                texts_identical=identical, texts_same_set=same_set, docs=builds[0]["docs"] if builds else 0,
                chunks=builds[0]["chunks"] if builds else 0)
     shutil.rmtree(work, ignore_errors=True)
     return res
+
+
+def gold_by_backend(progress) -> dict[str, Any]:
+    """Both release gold sets, evaluated with the PyTorch model and with the default backend (the
+    comparison `canon migrate` gates on): the backend is kept only if actions and recall@3 hold."""
+    from canon.migration import EmbedderSpec, IndexConfig, _evaluate_pair, default_release_sets
+
+    pair = _evaluate_pair(default_release_sets(), IndexConfig(EmbedderSpec(backend="torch")), IndexConfig(),
+                          progress)
+    keys = ("cases", "passed", "action_accuracy", "recall_at_3", "permission_leaks")
+    return {name: {"torch": {k: sides["current"]["summary"][k] for k in keys},
+                   "default": {k: sides["candidate"]["summary"][k] for k in keys},
+                   "gate_default": sides["candidate"]["summary"]["gate"]} for name, sides in pair.items()}
 
 
 # ====================================================================== section 2: structural
@@ -752,6 +805,8 @@ FIGURE_KEYS = [
     "limit.ratio_build_over_limit_load_robust",
     "limit.ratio_build_over_pipeline_order", "limit.model_share_of_build", "limit.non_model_s",
     "limit.model_load_s", "limit.peak_rss_mb",
+    "limit.backend.torch_chunks_per_s", "limit.backend.speedup_over_torch", "limit.backend.cpu_ratio_over_torch",
+    "limit.backend.cosine_to_torch_min", "limit.backend.gold_unchanged",
     "structural.cold_s", "structural.cold_docs_per_s", "structural.cold_chunks_per_s",
     "structural.noop_s", "structural.noop_ratio", "structural.noop_embedded",
     "structural.one_change_s", "structural.one_change_embedded", "structural.acl_only_s",
@@ -813,6 +868,38 @@ def figures_limit(F: Figures, r: dict[str, Any], real: bool) -> None:
           f", publish w/o model {_med([x['publish_s'] - x['model_s'] for x in b]):.1f} s")
     F.add("limit.model_load_s", S, "model load (not in the figures above)", r["model_load_s"], "s", load=load)
     F.add("limit.peak_rss_mb", S, "peak RSS of the case", rss, "MB", load=load, rss=rss)
+    figures_backend(F, r)
+
+
+def figures_backend(F: Figures, r: dict[str, Any]) -> None:
+    """The default backend (int8 ONNX) against the PyTorch model: kept only if the gold sets hold."""
+    S = "1 limit"
+    load, torch_s = r["load_before"], r.get("torch_sorted_s") or []
+    keys = ("limit.backend.torch_chunks_per_s", "limit.backend.speedup_over_torch",
+            "limit.backend.cpu_ratio_over_torch", "limit.backend.cosine_to_torch_min", "limit.backend.gold_unchanged")
+    if not torch_s:
+        for k in keys:
+            F.skip(k, S, k.rsplit(".", 1)[1].replace("_", " "), "", "HashingEmbedder run: no backend to compare")
+        return
+    F.add(keys[0], S, "PyTorch model alone, sorted batches (the baseline)", [r["texts"] / s for s in torch_s],
+          "chunks/s", load=load)
+    speedup = [t / s for t, s in zip(torch_s, r["limit_sorted_s"])]
+    F.add(keys[1], S, "default backend speed-up over PyTorch (wall)", speedup, "x", "> 1", _med(speedup) > 1,
+          load=load, note=r["model_id"].split(":", 1)[0] + " " + r["model_id"].rsplit(":", 1)[1].split(";")[0])
+    F.add(keys[2], S, "PyTorch CPU seconds / default backend CPU seconds",
+          [t / s for t, s in zip(r["torch_sorted_cpu_s"], r["limit_sorted_cpu_s"])], "x", load=load)
+    cos = r["cosine_to_torch"]
+    F.add(keys[3], S, "cosine to the PyTorch vectors, every chunk", cos["min"], "", load=load,
+          note=f"p1 {cos['p1']:.4f}, median {cos['median']:.4f}")
+    gold = r.get("gold") or {}
+    same = all(g["torch"]["action_accuracy"] == g["default"]["action_accuracy"]
+               and g["torch"]["recall_at_3"] == g["default"]["recall_at_3"] and not g["gate_default"]
+               for g in gold.values())
+    F.add(keys[4], S, "gold actions + recall@3, PyTorch vs default", None, "",
+          "unchanged, gate passes", bool(gold) and same, value="same" if same else "CHANGED",
+          note="; ".join(f"{n}: actions {g['torch']['action_accuracy']}/{g['default']['action_accuracy']}, "
+                         f"recall@3 {g['torch']['recall_at_3']}/{g['default']['recall_at_3']}"
+                         for n, g in gold.items()))
 
 
 def figures_structural(F: Figures, r: dict[str, Any]) -> None:

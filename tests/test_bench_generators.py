@@ -130,9 +130,39 @@ def test_tiny_quick_run_writes_every_figure_key(tmp_path):
         assert {"value", "target", "status", "min", "max", "reps", "load"} <= set(fig), key
         if key.startswith("peers."):
             assert fig["status"] == "skipped" and fig["note"]   # peers only run with --peers
+        elif key.startswith("limit.backend."):   # --quick runs no real model: nothing to compare
+            assert fig["status"] == "skipped" and "HashingEmbedder" in fig["note"]
         else:
             assert fig["value"] is not None, key
     assert data["figures"]["structural.noop_embedded"]["value"] == 0
     assert data["figures"]["structural.acl_only_embedded"]["value"] == 0
     assert data["figures"]["structural.revocation_s"]["status"] == "met"
     assert "load average" in proc.stdout and "target" in proc.stdout
+
+
+def _limit_result(gold_default: dict) -> dict:
+    summary = {"cases": 11, "passed": 11, "action_accuracy": 1.0, "recall_at_3": 1.0, "permission_leaks": 0}
+    return {"load_before": [1.0], "texts": 100, "limit_sorted_s": [2.0, 2.2], "limit_sorted_cpu_s": [3.0, 3.1],
+            "torch_sorted_s": [4.0, 4.6], "torch_sorted_cpu_s": [6.0, 6.4],
+            "model_id": "onnxruntime:all-MiniLM-L6-v2@x:384:norm:canon-ort-int8-1;max_seq=256;ort=1",
+            "cosine_to_torch": {"min": 0.98, "p1": 0.985, "median": 0.99},
+            "gold": {"dossier": {"torch": summary, "default": {**summary, **gold_default},
+                                 "gate_default": [] if not gold_default else ["action_accuracy"]}}}
+
+
+def test_the_backend_is_kept_only_while_the_gold_sets_hold():
+    """figures_backend: speed-up and CPU ratio per repetition; the gold figure is met only when
+    actions and recall@3 equal PyTorch's and the release gate passes."""
+    import run_bench
+
+    F = run_bench.Figures()
+    run_bench.figures_backend(F, _limit_result({}))
+    rows = {r["key"]: r for r in F.rows}
+    assert rows["limit.backend.speedup_over_torch"]["samples"] == [2.0, 4.6 / 2.2]
+    assert rows["limit.backend.speedup_over_torch"]["status"] == "met"
+    assert rows["limit.backend.cpu_ratio_over_torch"]["samples"] == [2.0, 6.4 / 3.1]
+    assert rows["limit.backend.gold_unchanged"]["status"] == "met"
+    F = run_bench.Figures()
+    run_bench.figures_backend(F, _limit_result({"action_accuracy": 10 / 11, "passed": 10}))
+    gold = {r["key"]: r for r in F.rows}["limit.backend.gold_unchanged"]
+    assert gold["status"] == "MISSED" and gold["value"] == "CHANGED" and "actions 1.0/0.909" in gold["note"]
