@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from canon import ids
 from canon.embedding import (
     EmbeddingError, EmbeddingIdentity, default_model_path, local_model_name, read_local_model,
 )
@@ -109,8 +110,6 @@ class OnnxInt8Embedder:
     all-MiniLM-L6-v2) exported to int8 ONNX and run on onnxruntime's CPU
     provider."""
 
-    IMPLEMENTATION = RECIPE
-
     def __init__(self, model_path: str | os.PathLike | None = None, max_seq_length: int | None = None,
                  cache_dir: str | os.PathLike | None = None, threads: int | None = None,
                  onnx_file: str | os.PathLike | None = None):
@@ -153,8 +152,6 @@ class OnnxInt8Embedder:
 
     @property
     def onnx_file(self) -> Path:
-        from canon import ids
-
         return self.cache_dir / f"{ids.h(self.identity.model_id, n=16)}.int8.onnx"
 
     # ------------------------------------------------------------ loading
@@ -171,7 +168,11 @@ class OnnxInt8Embedder:
                 so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
                 # Busy-waiting threads would take CPU from dbt and Dagster on a small machine.
                 so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                session = ort.InferenceSession(str(target), so, providers=["CPUExecutionProvider"])
+                try:
+                    session = ort.InferenceSession(str(target), so, providers=["CPUExecutionProvider"])
+                except Exception as exc:  # onnxruntime raises its own untyped errors for unreadable files
+                    raise EmbeddingError(f"{target}: onnxruntime cannot load this model file ({exc}); delete it "
+                                         "and the next run exports it again") from exc
                 tok = Tokenizer.from_file(str(Path(self.model_path) / "tokenizer.json"))
                 tok.enable_truncation(max_length=self.seq_length)
                 tok.no_padding()

@@ -187,3 +187,12 @@ def test_release_gold_sets_hold_on_the_int8_backend():
         assert int8_s["gate"] == [], (name, int8_s["gate"])
         for metric in ("cases", "passed", "action_accuracy", "recall_at_3", "permission_leaks"):
             assert int8_s[metric] == torch_s[metric], (name, metric)
+
+
+def test_a_corrupt_cached_export_names_the_file_and_the_fix(tmp_path):
+    e = OnnxInt8Embedder(cache_dir=tmp_path)
+    tmp_path.mkdir(exist_ok=True)
+    e.onnx_file.write_bytes(b"not an onnx model")
+    with pytest.raises(EmbeddingError, match="cannot load this model file") as err:
+        e.embed(["net revenue"])
+    assert str(e.onnx_file) in str(err.value) and "delete it" in str(err.value)
