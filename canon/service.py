@@ -38,19 +38,22 @@ def embedder_for(model_id: str, con: duckdb.DuckDBPyConnection | None = None):
 
 def make_embedder(kind: str | None = None, model_path: str | None = None, backend: str | None = None):
     """`kind` sentence-transformers (default) or hashing; `backend` onnx-int8
-    (default) or torch; environment: CANON_EMBEDDER, CANON_EMBEDDING_MODEL,
-    CANON_EMBEDDING_BACKEND."""
+    or torch; environment: CANON_EMBEDDER, CANON_EMBEDDING_MODEL,
+    CANON_EMBEDDING_BACKEND. Unless a backend is named, the bundled model runs
+    as int8 ONNX and another model path on PyTorch (which runs any
+    sentence-transformers model; `canon migrate --embedding-model` reads a
+    path the same way)."""
     kind = kind or os.environ.get("CANON_EMBEDDER", "sentence-transformers")
     if kind == "hashing":
         return HashingEmbedder()
     if kind != "sentence-transformers":
         raise CanonInputError("embedder", f"unknown embedder provider {kind!r}; expected sentence-transformers "
                               "or hashing", field="provider")
-    backend = check_backend(backend or os.environ.get("CANON_EMBEDDING_BACKEND") or DEFAULT_BACKEND)
+    backend = backend or os.environ.get("CANON_EMBEDDING_BACKEND")
     model_path = model_path or os.environ.get("CANON_EMBEDDING_MODEL")
     if model_path:
-        return BACKENDS[backend](model_path=model_path)
-    return default_embedder(backend)
+        return BACKENDS[check_backend(backend or "torch")](model_path=model_path)
+    return default_embedder(check_backend(backend or DEFAULT_BACKEND))
 
 
 def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: list[Document],

@@ -8,7 +8,8 @@ import pytest
 
 from canon.embedder_backends import default_embedder
 from canon.embedding import (
-    EmbeddingError, EmbeddingIdentity, HashingEmbedder, SentenceTransformerEmbedder, validate_vectors,
+    EmbeddingError, EmbeddingIdentity, HashingEmbedder, SentenceTransformerEmbedder, default_model_path,
+    validate_vectors,
 )
 from canon.embedding_onnx import OnnxInt8Embedder
 
@@ -63,3 +64,31 @@ def test_sentence_transformer_identity_without_loading_the_model():
     assert isinstance(default_embedder(), OnnxInt8Embedder), "int8 ONNX is the default backend"
     assert isinstance(default_embedder("torch"), SentenceTransformerEmbedder)
     assert default_embedder("torch").identity == ident
+
+
+def test_make_embedder_picks_the_backend(monkeypatch):
+    """The bundled model defaults to int8 ONNX; a model path to PyTorch (any model runs there)
+    unless a backend is named; bad names are refused, not silently replaced."""
+    from canon.errors import CanonInputError
+    from canon.service import make_embedder
+    from resources.embedder import EmbedderResource
+
+    for var in ("CANON_EMBEDDER", "CANON_EMBEDDING_MODEL", "CANON_EMBEDDING_BACKEND"):
+        monkeypatch.delenv(var, raising=False)
+    assert make_embedder() is default_embedder()
+    assert make_embedder(backend="torch") is default_embedder("torch")
+    assert isinstance(make_embedder("hashing"), HashingEmbedder)
+    assert isinstance(EmbedderResource(backend="torch").get_embedder(), SentenceTransformerEmbedder)
+    assert isinstance(EmbedderResource().get_embedder(), OnnxInt8Embedder)
+    path = default_model_path()
+    monkeypatch.setenv("CANON_EMBEDDING_MODEL", path)
+    assert type(make_embedder()) is SentenceTransformerEmbedder
+    monkeypatch.setenv("CANON_EMBEDDING_BACKEND", "onnx-int8")
+    emb = make_embedder()
+    assert type(emb) is OnnxInt8Embedder and emb.model_path == path
+    monkeypatch.setenv("CANON_EMBEDDING_BACKEND", "cuda")
+    with pytest.raises(CanonInputError, match="unknown embedding backend 'cuda'"):
+        make_embedder()
+    with pytest.raises(CanonInputError, match="unknown embedder provider 'openai'"):
+        make_embedder("openai")
+
