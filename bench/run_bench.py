@@ -188,8 +188,11 @@ def token_lengths(emb, texts: list[str]) -> tuple[list[int], int] | None:
     if isinstance(emb, SentenceTransformerEmbedder):
         model = emb._load()
         return [len(ids) for ids in model.tokenizer(texts, add_special_tokens=True)["input_ids"]], model.max_seq_length
-    if hasattr(emb, "token_ids"):
-        return [len(ids) for ids in emb.token_ids(texts)], emb.seq_length
+    if hasattr(emb, "token_ids"):   # untruncated lengths: its own tokenizer cuts at seq_length
+        from tokenizers import Tokenizer
+        tok = Tokenizer.from_file(str(Path(emb.model_path) / "tokenizer.json"))
+        tok.no_truncation()
+        return [len(e.ids) for e in tok.encode_batch(texts)], emb.seq_length
     return None
 
 
@@ -896,7 +899,8 @@ def figures_backend(F: Figures, r: dict[str, Any]) -> None:
                and g["torch"]["recall_at_3"] == g["default"]["recall_at_3"] and not g["gate_default"]
                for g in gold.values())
     F.add(keys[4], S, "gold actions + recall@3, PyTorch vs default", None, "",
-          "unchanged, gate passes", bool(gold) and same, value="same" if same else "CHANGED",
+          "unchanged, gate passes", bool(gold) and same,
+          value=("same" if same else "CHANGED") if gold else "no gold sets",
           note="; ".join(f"{n}: actions {g['torch']['action_accuracy']}/{g['default']['action_accuracy']}, "
                          f"recall@3 {g['torch']['recall_at_3']}/{g['default']['recall_at_3']}"
                          for n, g in gold.items()))

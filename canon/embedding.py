@@ -147,6 +147,33 @@ class LocalModel:
     mean_pooling: bool
     pooling_config: str            # relative path of the Pooling module's config.json
     transformer_config: dict       # the Transformer module's config.json
+    lower_case: bool               # sentence-transformers lowercases the text before tokenising
+    default_prompt: str | None     # a prompt sentence-transformers prepends by default
+
+
+def _is_mean_pooling(cfg: dict) -> bool:
+    """Both config formats: `pooling_mode_*` flags (sentence-transformers < 6)
+    and `pooling_mode: "mean"` (6.x)."""
+    if "pooling_mode" in cfg:
+        mode = cfg["pooling_mode"]
+        return mode == "mean" or mode == ["mean"]
+    flags = {k: bool(v) for k, v in cfg.items() if k.startswith("pooling_mode_")}
+    return flags.get("pooling_mode_mean_tokens", False) and sum(flags.values()) == 1
+
+
+def _max_seq_length(path: Path, transformer_cfg: dict) -> int | None:
+    """As sentence-transformers reads it: sentence_bert_config.json, else the
+    tokenizer's model_max_length (what 6.x saves), capped at the model's
+    position embeddings."""
+    seq = _read_json(path / "sentence_bert_config.json").get("max_seq_length")
+    if not seq:
+        seq = _read_json(path / "tokenizer_config.json").get("model_max_length")
+        if not isinstance(seq, int) or seq > 1_000_000:   # transformers' "no limit" sentinel
+            seq = None
+        positions = transformer_cfg.get("max_position_embeddings")
+        if seq and isinstance(positions, int):
+            seq = min(seq, positions)
+    return int(seq) if seq else None
 
 
 def read_local_model(path: Path) -> LocalModel | None:
@@ -162,13 +189,13 @@ def read_local_model(path: Path) -> LocalModel | None:
         cfg = _read_json(path / rel)
         if mtype.endswith("Pooling"):
             pooling_cfg = rel
-            mean = bool(cfg.get("pooling_mode_mean_tokens")) and not any(
-                v for k, v in cfg.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens")
-            if "word_embedding_dimension" in cfg:
-                dims = int(cfg["word_embedding_dimension"])
+            mean = _is_mean_pooling(cfg)
+            dim = cfg.get("word_embedding_dimension", cfg.get("embedding_dimension"))
+            if dim is not None:
+                dims = int(dim)
         elif mtype.endswith("Dense") and "out_features" in cfg:
             dims = int(cfg["out_features"])
-    max_seq = _read_json(path / "sentence_bert_config.json").get("max_seq_length")
+    transformer_cfg = _read_json(path / "config.json")
     fp = hashlib.sha256()
     for f in sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")):
         rel = f.relative_to(path).as_posix()
@@ -179,8 +206,10 @@ def read_local_model(path: Path) -> LocalModel | None:
             fp.update(f.read_bytes())
         else:  # weights: size is a cheap, adequate change detector
             fp.update(str(f.stat().st_size).encode())
-    return LocalModel(modules, dims, int(max_seq) if max_seq else None, fp.hexdigest()[:12], mean, pooling_cfg,
-                      _read_json(path / "config.json"))
+    st_cfg = _read_json(path / "config_sentence_transformers.json")
+    return LocalModel(modules, dims, _max_seq_length(path, transformer_cfg), fp.hexdigest()[:12], mean, pooling_cfg,
+                      transformer_cfg, bool(_read_json(path / "sentence_bert_config.json").get("do_lower_case")),
+                      st_cfg.get("default_prompt_name"))
 
 
 def local_model_name(path: Path, fingerprint: str) -> str:

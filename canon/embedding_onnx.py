@@ -20,9 +20,10 @@ the model's `modules.json` declares; tokenisation uses the model's own
 `tokenizer.json` with its `max_seq_length`, the same ids sentence-transformers
 feeds the PyTorch model (tests compare them).
 
-The export runs once per machine and model (about half a minute), under a file
-lock, into `CANON_MODEL_CACHE` (default `~/.cache/canon/models`), named by the
-embedder identity, written to a temporary name and renamed. Before it is kept
+The export runs once per machine and model (about 20 s), under a file lock,
+into `CANON_MODEL_CACHE` (default `~/.cache/canon/models`), named by the
+embedder identity, written to a temporary name and renamed; it is reused only
+for the model files it was made from (stamps, else a content digest). Before it is kept
 its vectors are compared with the PyTorch model's on reference sentences; an
 export that drifts is refused with the figures, never served.
 
@@ -36,11 +37,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import logging
 import os
+import shutil
 import tempfile
 import threading
+import time
 import warnings
 from importlib import metadata
 from pathlib import Path
@@ -65,6 +69,9 @@ REFERENCE_SENTENCES = (
     "Runbook: when the freshness check fails, page the data-platform on-call and pause the nightly job.",
     "fct_orders.amount_usd",
     "Restricted memo: the pricing change is not public until the board approves it.",
+    # Longer than any max_seq_length: truncation must cut where sentence-transformers cuts.
+    " ".join(f"Order {i} settled on 2026-08-{1 + i % 28:02d} with refunds netted against credit notes."
+             for i in range(60)),
 )
 
 
@@ -102,6 +109,14 @@ def _check_supported(path: Path) -> dict:
                               "export fuses BERT graphs only; use the torch backend for this model")
     if not (path / "tokenizer.json").is_file():
         raise CanonInputError(str(path), "no tokenizer.json (a fast tokenizer file is needed)")
+    if local.dimensions is None:
+        raise CanonInputError(str(path / local.pooling_config), "no embedding dimension in the Pooling config")
+    if local.lower_case:
+        raise CanonInputError(str(path / "sentence_bert_config.json"), "do_lower_case: the onnx-int8 backend "
+                              "does not reproduce sentence-transformers' lowercasing; use the torch backend")
+    if local.default_prompt:
+        raise CanonInputError(str(path / "config_sentence_transformers.json"), f"default_prompt_name "
+                              f"{local.default_prompt!r}: the onnx-int8 backend adds no prompts; use the torch backend")
     return cfg
 
 
@@ -204,10 +219,49 @@ class OnnxInt8Embedder:
 
 # ---------------------------------------------------------------- export
 
+LOCK_TIMEOUT_S = 900.0
+
+
+def _source_stamp(model_path: Path) -> dict[str, list[int]]:
+    return {f.relative_to(model_path).as_posix(): [f.stat().st_size, f.stat().st_mtime_ns]
+            for f in sorted(model_path.rglob("*")) if f.is_file() and not f.name.startswith(".")}
+
+
+def _source_digest(model_path: Path) -> str:
+    """Every byte of the model folder: what the export was made from."""
+    h = hashlib.sha256()
+    for rel in _source_stamp(model_path):
+        h.update(rel.encode())
+        with open(model_path / rel, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
+def _cached_export_matches(target: Path, model_path: Path) -> bool:
+    """The cached file was exported from these very model files. The name
+    (from the identity) tells weights apart by size only, so a fine-tuned copy
+    of the same size in a folder of the same name must not reuse it: file
+    stamps first (cheap), the content digest when they moved."""
+    report = _read_report(target)
+    if not target.is_file() or report is None:
+        return False
+    if report.get("source_stamp") == _source_stamp(model_path):
+        return True
+    return report.get("source_digest") == _source_digest(model_path)
+
+
+def _read_report(target: Path) -> dict | None:
+    try:
+        return json.loads(target.with_suffix(".json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
 def ensure_exported(emb: OnnxInt8Embedder) -> Path:
     """The int8 model file for `emb`, exporting it once under a file lock."""
-    target = emb.onnx_file
-    if target.is_file():
+    target, model_path = emb.onnx_file, Path(emb.model_path)
+    if _cached_export_matches(target, model_path):
         return target
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -216,10 +270,25 @@ def ensure_exported(emb: OnnxInt8Embedder) -> Path:
         raise CanonInputError(str(target.parent), f"cannot write the ONNX model cache ({exc.strerror}); set "
                               "CANON_MODEL_CACHE to a writable folder") from exc
     with lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a concurrent process exports; this one waits and reuses
-        if not target.is_file():
-            export_int8(Path(emb.model_path), target, emb.seq_length)
+        _wait_for_lock(lock, target.with_suffix(".lock"))  # a concurrent process exports; this one waits, reuses
+        if not _cached_export_matches(target, model_path):
+            for stale in target.parent.glob(".export-*"):  # left by a killed export: none runs while we hold the lock
+                shutil.rmtree(stale, ignore_errors=True)
+            export_int8(model_path, target, emb.seq_length)
     return target
+
+
+def _wait_for_lock(lock, path: Path) -> None:
+    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise EmbeddingError(f"{path}: another process has been exporting the ONNX model for over "
+                                     f"{LOCK_TIMEOUT_S:.0f} s; if none is running, delete this lock file") from None
+            time.sleep(0.5)
 
 
 def export_int8(model_path: Path, target: Path, max_seq_length: int) -> dict:
@@ -241,8 +310,13 @@ def export_int8(model_path: Path, target: Path, max_seq_length: int) -> dict:
         if cosines.min() < MIN_COSINE:
             raise EmbeddingError(f"the int8 ONNX export of {model_path} drifted from the PyTorch model: cosine "
                                  f"min {cosines.min():.4f} < {MIN_COSINE} on the reference sentences; not used")
+        report.update(source_stamp=_source_stamp(model_path), source_digest=_source_digest(model_path))
+        sidecar = Path(tmp) / "report.json"
+        sidecar.write_text(json.dumps(report, indent=1, sort_keys=True))
+        # The model first, its report last: a crash in between leaves a pair that
+        # does not match, which the next run exports again.
         os.replace(quant, target)
-        target.with_suffix(".json").write_text(json.dumps(report, indent=1, sort_keys=True))
+        os.replace(sidecar, target.with_suffix(".json"))
     return report
 
 

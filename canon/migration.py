@@ -164,7 +164,11 @@ class EmbedderSpec:
         if t in BACKENDS:
             return cls(backend=t)
         if t.startswith("onnx-int8:"):
-            return cls("sentence-transformers", t.partition(":")[2], backend="onnx-int8")
+            path = t.partition(":")[2].strip()
+            if not path:
+                raise CanonInputError("--embedding-model", "onnx-int8: needs a model folder, e.g. onnx-int8:/models/x",
+                                      field="embedding_model")
+            return cls("sentence-transformers", path, backend="onnx-int8")
         return cls("sentence-transformers", t, backend="torch")
 
 

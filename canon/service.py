@@ -33,7 +33,9 @@ def embedder_for(model_id: str, con: duckdb.DuckDBPyConnection | None = None):
         if emb.identity.model_id == model_id:
             return emb
     raise CanonInputError("index_revisions", f"the served revision was embedded with {model_id}, but this machine's "
-                          f"default model is {default_embedder().identity.model_id}", field="embedding_model_id")
+                          f"default model is {default_embedder().identity.model_id} (a model file or an "
+                          "onnxruntime/torch/onnx version changed): run the index build, which re-embeds, or "
+                          "`canon migrate --embedding-model default`", field="embedding_model_id")
 
 
 def make_embedder(kind: str | None = None, model_path: str | None = None, backend: str | None = None):

@@ -166,3 +166,7 @@ def test_the_backend_is_kept_only_while_the_gold_sets_hold():
     run_bench.figures_backend(F, _limit_result({"action_accuracy": 10 / 11, "passed": 10}))
     gold = {r["key"]: r for r in F.rows}["limit.backend.gold_unchanged"]
     assert gold["status"] == "MISSED" and gold["value"] == "CHANGED" and "actions 1.0/0.909" in gold["note"]
+    F = run_bench.Figures()
+    run_bench.figures_backend(F, {**_limit_result({}), "gold": {}})
+    gold = {r["key"]: r for r in F.rows}["limit.backend.gold_unchanged"]
+    assert gold["status"] == "MISSED" and gold["value"] == "no gold sets"

@@ -95,10 +95,14 @@ def test_paraphrase_ranking_survives_quantisation(onnx_emb):
 
 _EXPORT = textwrap.dedent("""
     import json, os, sys
-    from canon.embedding_onnx import OnnxInt8Embedder, ensure_exported
-    e = OnnxInt8Embedder(cache_dir=sys.argv[1])
-    path = ensure_exported(e)
-    print(json.dumps({"pid": os.getpid(), "path": str(path), "vector": e.embed(["net revenue"])[0][:8].tolist()}))
+    from canon import embedding_onnx
+    exported = []
+    real_export = embedding_onnx.export_int8
+    embedding_onnx.export_int8 = lambda *a, **k: exported.append(1) or real_export(*a, **k)
+    e = embedding_onnx.OnnxInt8Embedder(cache_dir=sys.argv[1])
+    path = embedding_onnx.ensure_exported(e)
+    print(json.dumps({"pid": os.getpid(), "path": str(path), "exported": len(exported),
+                      "vector": e.embed(["net revenue"])[0][:8].tolist()}))
 """)
 
 
@@ -113,10 +117,11 @@ def test_two_processes_export_once_and_share_the_file(tmp_path):
         out, err = p.communicate(timeout=600)
         assert p.returncode == 0, err[-2000:]
         outs.append(json.loads(out.strip().splitlines()[-1]))
+    assert sorted(o["exported"] for o in outs) == [0, 1], "exactly one process exports; the other waits"
     assert outs[0]["path"] == outs[1]["path"] and outs[0]["vector"] == outs[1]["vector"]
     target = Path(outs[0]["path"])
     report = json.loads(target.with_suffix(".json").read_text())
-    assert report["exported_by_pid"] in {o["pid"] for o in outs}
+    assert report["exported_by_pid"] == next(o["pid"] for o in outs if o["exported"])
     assert report["cosine_to_torch_min"] >= embedding_onnx.MIN_COSINE
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == \
         sorted([target.name, target.with_suffix(".json").name]), "no temporary export left behind"
@@ -151,6 +156,10 @@ def _model_copy(tmp_path: Path) -> Path:
     (lambda d: _patch(d / "config.json", model_type="xlm-roberta"), "config.json", "fuses BERT graphs only"),
     (lambda d: (d / "tokenizer.json").unlink(), "", "no tokenizer.json"),
     (lambda d: (d / "modules.json").unlink(), "", "no modules.json"),
+    (lambda d: _patch(d / "sentence_bert_config.json", do_lower_case=True), "sentence_bert_config.json",
+     "lowercasing"),
+    (lambda d: _patch(d / "config_sentence_transformers.json", default_prompt_name="query",
+                      prompts={"query": "query: "}), "config_sentence_transformers.json", "adds no prompts"),
 ])
 def test_unsupported_models_are_refused_naming_the_file(tmp_path, edit, file, reason):
     model = _model_copy(tmp_path)
@@ -192,7 +201,43 @@ def test_release_gold_sets_hold_on_the_int8_backend():
 def test_a_corrupt_cached_export_names_the_file_and_the_fix(tmp_path):
     e = OnnxInt8Embedder(cache_dir=tmp_path)
     tmp_path.mkdir(exist_ok=True)
-    e.onnx_file.write_bytes(b"not an onnx model")
+    e.onnx_file.write_bytes(b"not an onnx model")   # damaged after a good export: its report still matches
+    e.onnx_file.with_suffix(".json").write_text(json.dumps(
+        {"source_stamp": embedding_onnx._source_stamp(Path(e.model_path))}))
     with pytest.raises(EmbeddingError, match="cannot load this model file") as err:
         e.embed(["net revenue"])
     assert str(e.onnx_file) in str(err.value) and "delete it" in str(err.value)
+
+
+def test_a_cached_export_is_reused_only_for_the_files_it_was_made_from(tmp_path):
+    """Export names tell weights apart by size only: a same-sized fine-tune in a folder of
+    the same name must not reuse another model's export; a touched but identical copy may."""
+    a = _model_copy(tmp_path / "a")
+    b = _model_copy(tmp_path / "b")
+    weights = b / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    weights.unlink()
+    data[-100] ^= 0xFF   # other weights, same size
+    weights.write_bytes(bytes(data))
+    ea, eb = OnnxInt8Embedder(a, cache_dir=tmp_path / "c"), OnnxInt8Embedder(b, cache_dir=tmp_path / "c")
+    assert ea.onnx_file == eb.onnx_file, "same name, same sizes: the same cache file name"
+    target = ea.onnx_file
+    target.parent.mkdir()
+    target.write_bytes(b"stands in for an export of a")
+    target.with_suffix(".json").write_text(json.dumps({
+        "source_stamp": embedding_onnx._source_stamp(a), "source_digest": embedding_onnx._source_digest(a)}))
+    assert embedding_onnx._cached_export_matches(target, a)
+    assert not embedding_onnx._cached_export_matches(target, b)
+    os.utime(a / "config.json", ns=(1, 1))   # stamps differ, content does not
+    assert embedding_onnx._cached_export_matches(target, a)
+
+
+def test_a_model_saved_by_sentence_transformers_6_is_read_like_sentence_transformers(tmp_path, torch_emb):
+    """6.x writes `pooling_mode: "mean"`, `embedding_dimension` and the length in the tokenizer
+    config; the backend must read them as sentence-transformers does."""
+    saved = tmp_path / "saved"
+    torch_emb._load().save(str(saved))
+    assert "pooling_mode" in json.loads((saved / "1_Pooling/config.json").read_text())
+    e = OnnxInt8Embedder(saved, cache_dir=tmp_path / "cache")
+    assert e.identity.dimensions == 384
+    assert e.seq_length == SentenceTransformerEmbedder(saved)._load().max_seq_length == 256

@@ -309,5 +309,7 @@ def test_specs_recorded_before_backends_existed_rebuild_pytorch():
     assert migration.EmbedderSpec.parse("/models/x").backend == "torch"
     assert migration.EmbedderSpec.parse("onnx-int8:/models/x") == migration.EmbedderSpec(
         "sentence-transformers", "/models/x", backend="onnx-int8")
+    with pytest.raises(CanonInputError, match="needs a model folder"):
+        migration.EmbedderSpec.parse("onnx-int8: ")
     with pytest.raises(CanonInputError, match="unknown embedding backend 'tpu'"):
         migration.EmbedderSpec(backend="tpu").build()
