@@ -1,7 +1,7 @@
 """The backends a sentence-transformers model runs on, and the shared
 per-process default embedders (so a model loads once per process).
 
-The default is int8 ONNX (`canon.embedding_onnx`): about 1.8x less CPU than
+The default is int8 ONNX (`canon.embedding_onnx`): about 1.7x less CPU than
 PyTorch on the bench corpus with the gold sets unchanged. `torch` runs the
 same model through sentence-transformers, and serves any model the ONNX
 export does not support.
