@@ -31,3 +31,10 @@ def default_embedder(backend: str = DEFAULT_BACKEND):
     if backend not in _DEFAULTS:
         _DEFAULTS[backend] = BACKENDS[check_backend(backend)]()
     return _DEFAULTS[backend]
+
+
+def default_backend_for(model_id: str) -> str | None:
+    """The backend on which the bundled model has identity `model_id`, if any
+    (an index built before int8 became the default was embedded by PyTorch,
+    and stays servable)."""
+    return next((b for b in BACKENDS if default_embedder(b).identity.model_id == model_id), None)

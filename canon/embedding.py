@@ -161,11 +161,11 @@ def _is_mean_pooling(cfg: dict) -> bool:
     return flags.get("pooling_mode_mean_tokens", False) and sum(flags.values()) == 1
 
 
-def _max_seq_length(path: Path, transformer_cfg: dict) -> int | None:
+def _max_seq_length(path: Path, sbert_cfg: dict, transformer_cfg: dict) -> int | None:
     """As sentence-transformers reads it: sentence_bert_config.json, else the
     tokenizer's model_max_length (what 6.x saves), capped at the model's
     position embeddings."""
-    seq = _read_json(path / "sentence_bert_config.json").get("max_seq_length")
+    seq = sbert_cfg.get("max_seq_length")
     if not seq:
         seq = _read_json(path / "tokenizer_config.json").get("model_max_length")
         if not isinstance(seq, int) or seq > 1_000_000:   # transformers' "no limit" sentinel
@@ -196,9 +196,9 @@ def read_local_model(path: Path) -> LocalModel | None:
         elif mtype.endswith("Dense") and "out_features" in cfg:
             dims = int(cfg["out_features"])
     transformer_cfg = _read_json(path / "config.json")
+    sbert_cfg = _read_json(path / "sentence_bert_config.json")
     fp = hashlib.sha256()
-    for f in sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")):
-        rel = f.relative_to(path).as_posix()
+    for rel, f in model_files(path):
         if rel.startswith("README"):
             continue
         fp.update(rel.encode())
@@ -207,9 +207,15 @@ def read_local_model(path: Path) -> LocalModel | None:
         else:  # weights: size is a cheap, adequate change detector
             fp.update(str(f.stat().st_size).encode())
     st_cfg = _read_json(path / "config_sentence_transformers.json")
-    return LocalModel(modules, dims, _max_seq_length(path, transformer_cfg), fp.hexdigest()[:12], mean, pooling_cfg,
-                      transformer_cfg, bool(_read_json(path / "sentence_bert_config.json").get("do_lower_case")),
+    return LocalModel(modules, dims, _max_seq_length(path, sbert_cfg, transformer_cfg), fp.hexdigest()[:12], mean,
+                      pooling_cfg, transformer_cfg, bool(sbert_cfg.get("do_lower_case")),
                       st_cfg.get("default_prompt_name"))
+
+
+def model_files(path: Path) -> list[tuple[str, Path]]:
+    """(relative posix path, file) of every file of a model folder, sorted; dot files excluded."""
+    return [(f.relative_to(path).as_posix(), f)
+            for f in sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))]
 
 
 def local_model_name(path: Path, fingerprint: str) -> str:

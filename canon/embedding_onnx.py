@@ -37,7 +37,6 @@ or the question at ask time.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import logging
@@ -45,16 +44,16 @@ import os
 import shutil
 import tempfile
 import threading
-import time
 import warnings
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
-from canon import ids
+from canon import file_lock, ids
 from canon.embedding import (
-    EmbeddingError, EmbeddingIdentity, default_model_path, local_model_name, read_local_model,
+    EmbeddingError, EmbeddingIdentity, LocalModel, default_model_path, local_model_name, model_files,
+    read_local_model,
 )
 from canon.errors import CanonInputError
 
@@ -91,9 +90,9 @@ def default_cache_dir() -> Path:
     return Path(base) / "canon" / "models"
 
 
-def _check_supported(path: Path) -> dict:
-    """The model config, if this folder is a BERT model with mean pooling (what
-    the export and the numpy pooling reproduce); otherwise a clear refusal."""
+def _check_supported(path: Path) -> LocalModel:
+    """The model folder's description, if it is a BERT model with mean pooling
+    (what the export and the numpy pooling reproduce); otherwise a clear refusal."""
     local = read_local_model(path)
     if local is None or not local.modules:
         raise CanonInputError(str(path), "not a local sentence-transformers model folder (no modules.json)")
@@ -118,7 +117,7 @@ def _check_supported(path: Path) -> dict:
     if local.default_prompt:
         raise CanonInputError(str(path / "config_sentence_transformers.json"), f"default_prompt_name "
                               f"{local.default_prompt!r}: the onnx-int8 backend adds no prompts; use the torch backend")
-    return cfg
+    return local
 
 
 class OnnxInt8Embedder:
@@ -146,10 +145,10 @@ class OnnxInt8Embedder:
     def identity(self) -> EmbeddingIdentity:
         if self._identity is None:
             path = Path(self.model_path)
-            cfg = _check_supported(path)
-            local = read_local_model(path)
+            local = _check_supported(path)
             # As sentence-transformers: the configured length, else the model's, else its positions.
-            seq = self.max_seq_length or local.max_seq_length or int(cfg.get("max_position_embeddings", 512))
+            seq = (self.max_seq_length or local.max_seq_length
+                   or int(local.transformer_config.get("max_position_embeddings", 512)))
             self._seq_length = int(seq)
             # The exporter, the optimizer/quantizer and the runtime all shape the
             # vectors: a change of any pinned version re-embeds.
@@ -224,8 +223,7 @@ LOCK_TIMEOUT_S = 900.0
 
 
 def _source_stamp(model_path: Path) -> dict[str, list[int]]:
-    return {f.relative_to(model_path).as_posix(): [f.stat().st_size, f.stat().st_mtime_ns]
-            for f in sorted(model_path.rglob("*")) if f.is_file() and not f.name.startswith(".")}
+    return {rel: [f.stat().st_size, f.stat().st_mtime_ns] for rel, f in model_files(model_path)}
 
 
 def _source_digest(model_path: Path) -> str:
@@ -264,14 +262,20 @@ def ensure_exported(emb: OnnxInt8Embedder) -> Path:
     target, model_path = emb.onnx_file, Path(emb.model_path)
     if _cached_export_matches(target, model_path):
         return target
+    lock = target.with_suffix(".lock")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        lock = open(target.with_suffix(".lock"), "w")
+        lock.touch()
     except OSError as exc:
         raise CanonInputError(str(target.parent), f"cannot write the ONNX model cache ({exc.strerror}); set "
                               "CANON_MODEL_CACHE to a writable folder") from exc
-    with lock:
-        _wait_for_lock(lock, target.with_suffix(".lock"))  # a concurrent process exports; this one waits, reuses
+
+    def busy(holder: str) -> EmbeddingError:
+        return EmbeddingError(f"{lock}: another process (pid {holder}) has been exporting the ONNX model for over "
+                              f"{LOCK_TIMEOUT_S:.0f} s; if none is running, delete this lock file")
+
+    # A concurrent process exports; this one waits, then reuses its file.
+    with file_lock.exclusive(lock, timeout=LOCK_TIMEOUT_S, busy=busy):
         if not _cached_export_matches(target, model_path):
             for stale in target.parent.glob(".export-*"):  # left by a killed export: none runs while we hold the lock
                 shutil.rmtree(stale, ignore_errors=True)
@@ -279,23 +283,10 @@ def ensure_exported(emb: OnnxInt8Embedder) -> Path:
     return target
 
 
-def _wait_for_lock(lock, path: Path) -> None:
-    deadline = time.monotonic() + LOCK_TIMEOUT_S
-    while True:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                raise EmbeddingError(f"{path}: another process has been exporting the ONNX model for over "
-                                     f"{LOCK_TIMEOUT_S:.0f} s; if none is running, delete this lock file") from None
-            time.sleep(0.5)
-
-
 def export_int8(model_path: Path, target: Path, max_seq_length: int) -> dict:
     """Export, fuse, quantise and verify; the file appears at `target` only if
     it passed. Returns the verification figures (also written beside it)."""
-    cfg = _check_supported(model_path)
+    cfg = _check_supported(model_path).transformer_config
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".export-") as tmp, _quiet():
         fp32 = Path(tmp) / "model.onnx"
         fused = Path(tmp) / "model_fused.onnx"

@@ -47,10 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import errno
-import fcntl
 import os
-import time
 import warnings
 from pathlib import Path
 from typing import Any, Iterator
@@ -60,7 +57,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
-from canon import ids, row_memo
+from canon import file_lock, ids, row_memo
 from canon.chunking import DEFAULT_CHUNKER, chunk_document
 from canon.embedding import Embedder, validate_vectors
 from canon.errors import CanonInputError, CanonRunError
@@ -97,32 +94,13 @@ def publish_lock(lancedb_dir: str | os.PathLike, *, timeout: float = 600.0) -> I
     d = Path(lancedb_dir)
     d.mkdir(parents=True, exist_ok=True)
     path = d / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + max(timeout, 0.0)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                if time.monotonic() >= deadline:
-                    try:
-                        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
-                    except OSError:
-                        holder = "unknown"
-                    raise PublisherBusy(
-                        f"{path}: another publisher (pid {holder}) holds the index lock; "
-                        f"waited {timeout:.0f}s. Only one publish or cleanup may run at a time.") from None
-                time.sleep(0.05)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+
+    def busy(holder: str) -> PublisherBusy:
+        return PublisherBusy(f"{path}: another publisher (pid {holder}) holds the index lock; "
+                             f"waited {timeout:.0f}s. Only one publish or cleanup may run at a time.")
+
+    with file_lock.exclusive(path, timeout=timeout, busy=busy):
         yield
-    finally:
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 # ------------------------------------------------------------------ helpers

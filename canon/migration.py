@@ -50,7 +50,7 @@ from openlineage.client.facet_v2 import RunFacet
 from canon import ids, index, index_store, registry
 from canon.chunking import DEFAULT_CHUNKER
 from canon.config import CanonPaths
-from canon.embedder_backends import BACKENDS, check_backend, default_embedder
+from canon.embedder_backends import BACKENDS, check_backend, default_backend_for, default_embedder
 from canon.embedding import HashingEmbedder, default_model_path
 from canon.errors import CanonInputError, CanonRunError
 from canon.index_store import Txn, get_revision, served_revision, utcnow
@@ -231,12 +231,11 @@ def _spec_for_model_id(con, model_id: str, fallback=None) -> EmbedderSpec:
         return EmbedderSpec.from_record(json.loads(raw))
     if model_id.startswith("canon-hashing:"):
         return EmbedderSpec("hashing", dimensions=int(model_id.split(":")[2]))
-    # A revision built before the int8 default was made by the bundled model on PyTorch.
-    candidates = ([EmbedderSpec.of(fallback)] if fallback is not None else []) + [
-        EmbedderSpec(backend=b) for b in BACKENDS]
-    for spec in candidates:
-        if spec.build().identity.model_id == model_id:
-            return spec
+    if fallback is not None and fallback.identity.model_id == model_id:
+        return EmbedderSpec.of(fallback)
+    backend = default_backend_for(model_id)
+    if backend is not None:
+        return EmbedderSpec(backend=backend)
     raise CanonInputError("index_revisions", f"the served revision was embedded with {model_id}, which this "
                           "machine cannot rebuild; pass --embedding-model to migrate", field="embedding_model_id")
 

@@ -10,7 +10,7 @@ import duckdb
 from canon import index_search, index_store, ops_checks
 from canon.ask import AskContext, Retriever
 from canon.errors import CanonInputError
-from canon.embedder_backends import BACKENDS, DEFAULT_BACKEND, check_backend, default_embedder
+from canon.embedder_backends import BACKENDS, DEFAULT_BACKEND, check_backend, default_backend_for, default_embedder
 from canon.embedding import HashingEmbedder
 from canon.models import Document
 from canon.policy import Policy
@@ -26,12 +26,9 @@ def embedder_for(model_id: str, con: duckdb.DuckDBPyConnection | None = None):
         emb = recorded_embedder(con, model_id)
         if emb is not None:
             return emb
-    # The bundled model on either backend (a revision built before int8 became
-    # the default was embedded by PyTorch, and stays servable).
-    for backend in BACKENDS:
-        emb = default_embedder(backend)
-        if emb.identity.model_id == model_id:
-            return emb
+    backend = default_backend_for(model_id)
+    if backend is not None:
+        return default_embedder(backend)
     raise CanonInputError("index_revisions", f"the served revision was embedded with {model_id}, but this machine's "
                           f"default model is {default_embedder().identity.model_id} (a model file or an "
                           "onnxruntime/torch/onnx version changed): run the index build, which re-embeds, or "
