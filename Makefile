@@ -7,7 +7,7 @@ BIN      := $(VENV)/bin
 STAMP    := $(VENV)/.canon-installed
 export CANON_HOME ?= $(CURDIR)/var
 export DAGSTER_HOME ?= $(CANON_HOME)/dagster
-# The int8 ONNX export of the embedding model, made once per checkout (canon/embedding_onnx.py).
+# The int8 ONNX export of the embedding model, made once per checkout (canon/index/embedding/onnx.py).
 export CANON_MODEL_CACHE ?= $(CANON_HOME)/models
 # The embedding model ships inside a pip package: never reach for a hub at run time.
 export HF_HUB_OFFLINE := 1

@@ -34,8 +34,8 @@ def main() -> int:
 
 
 def _print_summary(paths, result, elapsed: float) -> None:
-    from canon import registry
-    from canon.summary import workspace_summary
+    from canon.registry import store as registry
+    from canon.ops.summary import workspace_summary
 
     steps = result.get_step_success_events()
     failed = result.get_step_failure_events()

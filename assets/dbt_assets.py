@@ -10,9 +10,9 @@ import dagster as dg
 from dagster_dbt import DbtCliResource, dbt_assets
 
 from assets.dbt_translator import CanonDbtTranslator
-from canon.artifact_store import publish_artifacts
-from canon.dbt_artifacts import read_sources_json
-from canon.run_events import dbt_relation
+from canon.sources.dbt.artifact_store import publish_artifacts
+from canon.sources.dbt.artifacts import read_sources_json
+from canon.run_lineage.events import dbt_relation
 from resources.lineage_emitter import OpenLineageResource
 from resources.dbt import dbt_project, ensure_manifest
 from resources.settings import canon_paths

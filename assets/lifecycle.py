@@ -1,5 +1,5 @@
 """Lifecycle jobs: forget a document, migrate the index, roll a migration back.
-Thin wrappers over canon.lifecycle and canon.migration; each step fails (never
+Thin wrappers over canon.lifecycle.forget and canon.lifecycle.migrate; each step fails (never
 warns) when the deletion does not verify or the migration is refused."""
 
 import datetime as dt
@@ -10,9 +10,10 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 from pydantic import Field
 
-from canon import lifecycle, migration
-from canon.errors import CanonError
-from canon.run_events import ParentRun
+from canon.lifecycle import forget as lifecycle
+from canon.lifecycle import migrate as migration
+from canon.core.errors import CanonError
+from canon.run_lineage.events import ParentRun
 from resources.lineage_emitter import OpenLineageResource
 from resources.settings import canon_paths
 from sensors.common import DB_TAGS

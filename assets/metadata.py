@@ -5,10 +5,11 @@
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from canon import definition_checks, registry
-from canon.dbt_artifacts import read_artifacts
-from canon.dbt_tables import store_bundle
-from canon.run_events import DatasetRef, canon_table
+from canon.registry import checks as definition_checks
+from canon.registry import store as registry
+from canon.sources.dbt.artifacts import read_artifacts
+from canon.sources.dbt.tables import store_bundle
+from canon.run_lineage.events import DatasetRef, canon_table
 from resources.lineage_emitter import OpenLineageResource
 from resources.settings import canon_paths
 

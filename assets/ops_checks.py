@@ -1,6 +1,6 @@
 """Operational asset checks on canon/knowledge_index: index-revision freshness,
 revocation lag, index coverage and lineage integrity. The logic lives in
-canon.ops_checks (the ask path uses the same stale-index rule); these only
+canon.ops.checks (the ask path uses the same stale-index rule); these only
 open the database, read the contracts and translate the outcome.
 
 They run after every index materialization (every job that builds the index
@@ -18,9 +18,10 @@ import duckdb
 from dagster_duckdb import DuckDBResource
 
 from assets.index import INDEX_KEY
-from canon import ops_checks, registry
-from canon.contracts import load_contracts
-from canon.policy import load_policy
+from canon.ops import checks as ops_checks
+from canon.registry import store as registry
+from canon.registry.contracts import load_contracts
+from canon.registry.policy import load_policy
 from resources.settings import CONTRACTS_DIR, canon_paths, corpus_dir, policy_file
 
 REVOCATION_SLA_ENV = "CANON_REVOCATION_SLA_SECONDS"

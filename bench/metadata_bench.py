@@ -43,7 +43,7 @@ def measure(target: str, reps: int, column_lineage: bool) -> dict:
     sys.path.insert(0, str(REPO))
     import duckdb
 
-    from canon.dbt_artifacts import read_artifacts
+    from canon.sources.dbt.artifacts import read_artifacts
 
     def once(db_path: Path) -> dict:
         t0 = time.perf_counter()

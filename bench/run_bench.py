@@ -61,7 +61,7 @@ TODAY = dt.date(2026, 11, 30)
 CONTRACT = REPO / "contracts" / "knowledge.yml"
 ROLE = "analyst"
 SEARCH_K = 10
-CANDIDATES = 40          # what canon.index_search fetches per list for k=10: max(4k, 40)
+CANDIDATES = 40          # what canon.index.search fetches per list for k=10: max(4k, 40)
 CHUNKS_PER_DOC = 1.6     # measured on the generated corpus (synth share 0.5): sizing of the --chunks corpus
 
 # dbt-ml's tools/bench_search.py and LlamaIndex's query_bench.py ask these (same terms, same seed 7).
@@ -163,9 +163,9 @@ def make_embedder(kind: str):
     """"st": the production default (all-MiniLM-L6-v2, int8 ONNX); "torch": the same model on
     PyTorch (the baseline the backend is measured against); else the HashingEmbedder."""
     if kind in ("st", "torch"):
-        from canon.embedder_backends import DEFAULT_BACKEND, default_embedder
+        from canon.index.embedding.factory import DEFAULT_BACKEND, default_embedder
         return default_embedder(DEFAULT_BACKEND if kind == "st" else "torch")
-    from canon.embedding import HashingEmbedder
+    from canon.index.embedding.base import HashingEmbedder
     return HashingEmbedder()
 
 
@@ -173,7 +173,7 @@ def model_alone(emb):
     """The fastest way the embedder's model can encode a list of texts: PyTorch's own length-sorted
     batched encode (same batch size, same threads); the ONNX backend's `embed` (one text per run,
     no padding: its own fastest path); the HashingEmbedder's `embed`."""
-    from canon.embedding import SentenceTransformerEmbedder
+    from canon.index.embedding.base import SentenceTransformerEmbedder
     if isinstance(emb, SentenceTransformerEmbedder):
         model = emb._load()
         return lambda texts: model.encode(texts, batch_size=emb.batch_size, show_progress_bar=False,
@@ -184,7 +184,7 @@ def model_alone(emb):
 
 
 def token_lengths(emb, texts: list[str]) -> tuple[list[int], int] | None:
-    from canon.embedding import SentenceTransformerEmbedder
+    from canon.index.embedding.base import SentenceTransformerEmbedder
     if isinstance(emb, SentenceTransformerEmbedder):
         model = emb._load()
         return [len(ids) for ids in model.tokenizer(texts, add_special_tokens=True)["input_ids"]], model.max_seq_length
@@ -198,16 +198,16 @@ def token_lengths(emb, texts: list[str]) -> tuple[list[int], int] | None:
 
 def pipeline(corpus: Path, ws: Path, embedder, *, run_id: str, keep_docs: bool = False) -> dict[str, Any]:
     """One production build, stage by stage, through the functions the assets call:
-    evidence_registry (canon.registry_build.build_registry: only changed files are read and
-    gated, canon.corpus_cache), definitions (registry.refresh_definitions), knowledge_index
-    (canon.index_build.build_index: a no-op when no input changed, else the registry's live
-    documents projected through the live policy -> canon.index.publish)."""
-    from canon import registry
-    from canon.contracts import load_contract
-    from canon.index_build import build_index
-    from canon.index_store import served_revision
-    from canon.policy import load_policy, project
-    from canon.registry_build import build_registry
+    evidence_registry (canon.registry.build.build_registry: only changed files are read and
+    gated, canon.registry.corpus_cache), definitions (registry.refresh_definitions), knowledge_index
+    (canon.index.build.build_index: a no-op when no input changed, else the registry's live
+    documents projected through the live policy -> canon.index.publish.publish)."""
+    from canon.registry import store as registry
+    from canon.registry.contracts import load_contract
+    from canon.index.build import build_index
+    from canon.index.revisions import served_revision
+    from canon.registry.policy import load_policy, project
+    from canon.registry.build import build_registry
 
     st: dict[str, float] = {}
     t0 = now()
@@ -263,10 +263,10 @@ def public(r: dict[str, Any]) -> dict[str, Any]:
 
 def case_limit(p: dict[str, Any]) -> dict[str, Any]:
     """Cold build vs the model alone on the same embed texts; repetitions alternate the order."""
-    from canon.chunking import chunk_document
-    from canon.contracts import load_contract
-    from canon.documents import read_corpus
-    from canon.gate import gate
+    from canon.index.chunking import chunk_document
+    from canon.registry.contracts import load_contract
+    from canon.sources.corpus.reader import read_corpus
+    from canon.registry.gate import gate
 
     corpus, work, reps, kind = Path(p["corpus"]), Path(p["work"]), p["reps"], p["embedder"]
     inner = make_embedder(kind)
@@ -281,7 +281,7 @@ def case_limit(p: dict[str, Any]) -> dict[str, Any]:
         import torch
         res["torch_threads"] = torch.get_num_threads()
         res["encode_batch_size"] = (baseline or inner).batch_size   # the PyTorch one, whichever it is
-    res["publish_batch_size"] = 64  # canon.index.publish's default: texts per embedder.embed call
+    res["publish_batch_size"] = 64  # canon.index.publish.publish's default: texts per embedder.embed call
 
     # The exact texts a cold publish embeds, in its order: the registry's documents (doc_id order, as
     # registry.load_documents returns them), chunks in order. Checked against what the build embeds.
@@ -362,7 +362,7 @@ def cosine_summary(a, b) -> dict[str, float]:
 def gold_by_backend(progress) -> dict[str, Any]:
     """Both release gold sets, evaluated with the PyTorch model and with the default backend (the
     comparison `canon migrate` gates on): the backend is kept only if actions and recall@3 hold."""
-    from canon.migration import EmbedderSpec, IndexConfig, _evaluate_pair, default_release_sets
+    from canon.lifecycle.migrate import EmbedderSpec, IndexConfig, _evaluate_pair, default_release_sets
 
     pair = _evaluate_pair(default_release_sets(), IndexConfig(EmbedderSpec(backend="torch")), IndexConfig(),
                           progress)
@@ -379,7 +379,7 @@ def _doc_files(corpus: Path, sub: str) -> list[Path]:
 
 
 def _chunks_of_doc(docs, doc_id: str) -> int:
-    from canon.chunking import chunk_document
+    from canon.index.chunking import chunk_document
     d = next(d for d in docs if d.doc_id == doc_id)
     return len(chunk_document(d))
 
@@ -392,7 +392,7 @@ def _front_matter_id(path: Path) -> str:
 
 
 def case_structural(p: dict[str, Any]) -> dict[str, Any]:
-    from canon.embedding import HashingEmbedder
+    from canon.index.embedding.base import HashingEmbedder
 
     corpus, work, reps = Path(p["corpus"]), Path(p["work"]), p["reps"]
     emb = TimedEmbedder(HashingEmbedder())
@@ -459,8 +459,8 @@ def case_structural(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_retriever(ws: Path, con, emb, docs):
-    """canon.ask.Retriever over the served revision, wired by canon.service as the CLI wires it."""
-    from canon.service import build_retriever as production_retriever
+    """canon.ask.pipeline.Retriever over the served revision, wired by canon.ask.context as the CLI wires it."""
+    from canon.ask.context import build_retriever as production_retriever
     return production_retriever(con, ws / "lancedb", docs, emb)
 
 
@@ -485,10 +485,10 @@ def governed_questions(docs, n: int, seed: int) -> list[tuple[str, str, dt.date]
 
 def revocation_check(corpus: Path, ws: Path, emb, docs) -> dict[str, Any]:
     """Ask as the analyst, revoke the object in policy.yml, ask again at once: deny, no publish."""
-    from canon import registry
-    from canon.ask import AskContext, ask
-    from canon.index_store import served_revision
-    from canon.policy import load_policy
+    from canon.registry import store as registry
+    from canon.ask.pipeline import AskContext, ask
+    from canon.index.revisions import served_revision
+    from canon.registry.policy import load_policy
 
     policy_path = corpus / "policy.yml"
     original = policy_path.read_text(encoding="utf-8")
@@ -534,14 +534,16 @@ def bare_hybrid(tbl, text: str, vec, flt: str, cols: list[str], depth: int, k: i
 def case_query(p: dict[str, Any]) -> dict[str, Any]:
     import lancedb
 
-    from canon import index, index_search, registry
-    from canon.ask import RETRIEVE_COLUMNS, AskContext, Timings, ask
-    from canon.contracts import load_contract
-    from canon.documents import read_corpus
-    from canon.gate import gate
-    from canon.index_rows import RETURN_COLUMNS
-    from canon.index_store import served_revision
-    from canon.policy import load_policy
+    from canon.index import publish as index
+    from canon.index import search as index_search
+    from canon.registry import store as registry
+    from canon.ask.pipeline import RETRIEVE_COLUMNS, AskContext, Timings, ask
+    from canon.registry.contracts import load_contract
+    from canon.sources.corpus.reader import read_corpus
+    from canon.registry.gate import gate
+    from canon.index.rows import RETURN_COLUMNS
+    from canon.index.revisions import served_revision
+    from canon.registry.policy import load_policy
 
     corpus, ws, passes = Path(p["corpus"]), Path(p["ws"]), p["reps"]
     emb = make_embedder("hashing")
@@ -696,14 +698,14 @@ def ann_probe(ws: Path, rev: dict, queries: list[str], vecs, flt: str, cols: lis
 # ====================================================================== section 6: growth
 
 def _rows(con, table: str) -> int | None:
-    from canon.tombstones import has_table
+    from canon.registry.tombstones import has_table
     return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] if has_table(con, table) else None
 
 
 def case_growth(p: dict[str, Any]) -> dict[str, Any]:
     """One cold build (HashingEmbedder) of an N-document corpus: what each store holds afterwards."""
-    from canon import registry
-    from canon.embedding import HashingEmbedder
+    from canon.registry import store as registry
+    from canon.index.embedding.base import HashingEmbedder
 
     ws = fresh_dir(Path(p["ws"]))
     b = pipeline(Path(p["corpus"]), ws, TimedEmbedder(HashingEmbedder()), run_id="growth")

@@ -6,6 +6,6 @@ assets, resources and sensors in the top-level folders only wire it in.
 
 __version__ = "0.1.0"
 
-from canon._lazy_imports import defer_rest_client as _defer_rest_client
+from canon.core.lazy_imports import defer_rest_client as _defer_rest_client
 
-_defer_rest_client()   # `import lancedb` 3.0 -> 1.2 s per process; see canon/_lazy_imports.py
+_defer_rest_client()   # `import lancedb` 3.0 -> 1.2 s per process; see canon/core/lazy_imports.py

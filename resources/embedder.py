@@ -8,7 +8,7 @@ from typing import Optional
 
 import dagster as dg
 
-from canon.service import make_embedder
+from canon.ask.context import make_embedder
 
 
 class EmbedderResource(dg.ConfigurableResource):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from canon.config import PROJECT_ROOT, CanonPaths
+from canon.core.config import PROJECT_ROOT, CanonPaths
 
 DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
 CONTRACTS_DIR = PROJECT_ROOT / "contracts"

@@ -62,8 +62,8 @@ def _check(result, name: str):
 
 
 def _served(home: Path) -> dict:
-    from canon import registry
-    from canon.index_store import served_revision
+    from canon.registry import store as registry
+    from canon.index.revisions import served_revision
 
     con = registry.connect(home / "canon.duckdb", read_only=True)
     try:

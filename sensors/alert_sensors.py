@@ -1,5 +1,5 @@
 """Failed runs and failed asset checks reach people: both sensors post
-Slack-compatible JSON to $CANON_ALERT_WEBHOOK_URL (canon.alerts). Without the
+Slack-compatible JSON to $CANON_ALERT_WEBHOOK_URL (canon.ops.alerts). Without the
 variable they still run, post nothing and raise nothing.
 
 Dagster OSS has no alert policies for asset checks (Dagster+ does), and a
@@ -11,7 +11,7 @@ evaluation once, and posts a recovery when a check that failed passes again.
 
 import dagster as dg
 
-from canon import alerts
+from canon.ops import alerts
 from sensors.common import read_cursor, write_cursor
 
 RUN_FAILURE_SENSOR = "canon_run_failure_alert"

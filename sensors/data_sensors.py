@@ -21,7 +21,7 @@ import dagster as dg
 from assets.index import INDEX_KEY
 from assets.metadata import DBT_TABLE_KEYS, REGISTRY_KEY
 from assets.ops_checks import POLICY_FIRST_SEEN_TAG, POLICY_REVISION_TAG
-from canon.policy import load_policy
+from canon.registry.policy import load_policy
 from resources.settings import DBT_PROJECT_DIR, canon_paths, corpus_dir
 from resources.settings import policy_file as live_policy_file
 from sensors import watch

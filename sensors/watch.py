@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-DOCUMENT_SUFFIXES = (".md", ".jsonl", ".json")          # what canon.documents reads
+DOCUMENT_SUFFIXES = (".md", ".jsonl", ".json")          # what canon.sources.corpus.reader reads
 DBT_SOURCE_SUFFIXES = (".sql", ".yml", ".yaml", ".csv", ".md", ".py")
 DBT_IGNORED_DIRS = {"target", "logs", "dbt_packages", "dbt_modules"}
 

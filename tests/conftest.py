@@ -32,7 +32,7 @@ def dossier_gold() -> list[dict]:
 
 @pytest.fixture(scope="session")
 def dossier_docs():
-    from canon.models import Document
+    from canon.models.documents import Document
 
     docs = []
     for line in (DOSSIER / "corpus.jsonl").read_text().splitlines():
@@ -48,10 +48,11 @@ def dossier_index(tmp_path):
     import datetime as dt
     import uuid
 
-    from canon import index, registry
-    from canon.contracts import load_contract
-    from canon.embedding import HashingEmbedder
-    from canon.registry_build import build_registry
+    from canon.index import publish as index
+    from canon.registry import store as registry
+    from canon.registry.contracts import load_contract
+    from canon.index.embedding.base import HashingEmbedder
+    from canon.registry.build import build_registry
 
     con = registry.connect(tmp_path / "canon.duckdb")
     build_registry(con, corpus=DOSSIER / "corpus.jsonl", corpus_contract=load_contract(ROOT / "contracts/knowledge.yml"),
@@ -64,11 +65,11 @@ def dossier_index(tmp_path):
 
 @pytest.fixture()
 def index_ws(tmp_path):
-    """An empty workspace for `canon.index.publish`: a DuckDB connection, a LanceDB folder
+    """An empty workspace for `canon.index.publish.publish`: a DuckDB connection, a LanceDB folder
     and a 64-dimensional HashingEmbedder, as a dict (con, dir, path, emb)."""
     import duckdb
 
-    from canon.embedding import HashingEmbedder
+    from canon.index.embedding.base import HashingEmbedder
 
     con = duckdb.connect(str(tmp_path / "canon.duckdb"))
     yield {"con": con, "dir": tmp_path / "lancedb", "path": tmp_path, "emb": HashingEmbedder(dimensions=64)}

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import dagster as dg
 import pytest
 
-from canon import alerts
+from canon.ops import alerts
 from sensors.alert_sensors import canon_check_alert, canon_run_failure_alert
 
 SECRET = "T000/B000/XXXXsecretXXXX"

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from canon import registry
-from canon.ask import ask
-from canon.policy import Policy, RevokeRule, load_policy, project
-from canon.service import ask_context
+from canon.registry import store as registry
+from canon.ask.pipeline import ask
+from canon.registry.policy import Policy, RevokeRule, load_policy, project
+from canon.ask.context import ask_context
 
 D = dt.date.fromisoformat
 
@@ -98,7 +98,7 @@ def test_stale_index_answers_from_the_registry_live_revision(workspace):
 
 def registry_doc(d):
     # Re-validate so the content hash is recomputed from the new text.
-    from canon.models import Document
+    from canon.models.documents import Document
 
     return Document(**{k: v for k, v in d.model_dump().items() if k != "content_hash"})
 

@@ -25,16 +25,20 @@ from pathlib import Path
 import lancedb
 import pytest
 
-from canon import index, index_search, index_tuning, links, registry
-from canon.ask import AskContext, ask
-from canon.contracts import load_contract
-from canon.documents import read_corpus
-from canon.embedding import HashingEmbedder
-from canon.gate import gate
-from canon.models import Document
-from canon.parse import (Catalog, ObjectEntry, match_objects, match_objects_exhaustive, object_catalog)
-from canon.policy import Policy, RevokeRule
-from canon.service import ask_context
+from canon.index import publish as index
+from canon.index import search as index_search
+from canon.index import tuning as index_tuning
+from canon.ask import links
+from canon.registry import store as registry
+from canon.ask.pipeline import AskContext, ask
+from canon.registry.contracts import load_contract
+from canon.sources.corpus.reader import read_corpus
+from canon.index.embedding.base import HashingEmbedder
+from canon.registry.gate import gate
+from canon.models.documents import Document
+from canon.ask.understanding.parse import (Catalog, ObjectEntry, match_objects, match_objects_exhaustive, object_catalog)
+from canon.registry.policy import Policy, RevokeRule
+from canon.ask.context import ask_context
 
 ROOT = Path(__file__).resolve().parents[1]
 DOSSIER = ROOT / "tests" / "fixtures" / "dossier"
@@ -211,7 +215,7 @@ def test_replacing_the_documents_rebuilds_catalog_objects_and_views(workspace):
 
 
 def test_resolution_uses_the_object_map_with_the_same_outcome(workspace):
-    from canon.resolve import resolve_object
+    from canon.ask.resolve import resolve_object
 
     con, lance, emb = workspace
     docs = registry.load_documents(con)
@@ -238,7 +242,7 @@ def _doc(i: int, roles: tuple[str, ...]) -> Document:
 
 @pytest.fixture
 def big_index(tmp_path):
-    """A small table published by canon.index.publish, then given the tuned indexes as the publish hook
+    """A small table published by canon.index.publish.publish, then given the tuned indexes as the publish hook
     does (threshold lowered so a test-sized table crosses it)."""
     con = registry.connect(tmp_path / "canon.duckdb")
     docs = [_doc(i, ("analyst",) if i % 3 else ("finance_controller",)) for i in range(400)]

@@ -6,9 +6,9 @@ import datetime as dt
 
 import pytest
 
-from canon import ids
-from canon.chunking import chunk_document, metadata_header
-from canon.models import Document
+from canon.core import ids
+from canon.index.chunking import chunk_document, metadata_header
+from canon.models.documents import Document
 
 METRIC_TEXT = (
     "Governed metric net revenue version 2. Effective 2026-07-01, net revenue equals gross order-line "

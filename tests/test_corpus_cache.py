@@ -1,4 +1,4 @@
-"""The corpus cache (canon.corpus_cache): an unchanged file is not opened again, and
+"""The corpus cache (canon.registry.corpus_cache): an unchanged file is not opened again, and
 whatever changes -- bytes, stat, contract, registry, the day -- the registry ends up
 exactly as a full read would leave it."""
 
@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from canon import corpus_cache, registry
-from canon.contracts import load_contract
-from canon.registry_build import build_registry
+from canon.registry import corpus_cache
+from canon.registry import store as registry
+from canon.registry.contracts import load_contract
+from canon.registry.build import build_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = load_contract(ROOT / "contracts" / "knowledge.yml")
@@ -188,7 +189,7 @@ def test_symlinked_files_are_never_trusted(con, corpus, tmp_path):
 
 
 def test_forget_clears_the_files_cache_entry(con, corpus):
-    from canon.lifecycle import _clear_registry
+    from canon.lifecycle.forget import _clear_registry
     _build(con, corpus, "r1")
     out = _clear_registry(con, "wiki.page_1", dt.datetime(2026, 11, 30))
     assert out["corpus_files_deleted"] == 1

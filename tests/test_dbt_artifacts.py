@@ -1,4 +1,4 @@
-"""canon.dbt_artifacts against real third-party dbt artifacts (../shared/external)
+"""canon.sources.dbt.artifacts against real third-party dbt artifacts (../shared/external)
 and against the synthetic generator used by the benchmark."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from canon.dbt_artifacts import (
+from canon.sources.dbt.artifacts import (
     EDGES_SCHEMA, NODES_SCHEMA, RUN_RESULTS_SCHEMA, ArtifactBundle, manifest_edges, manifest_nodes,
     read_artifacts, read_manifest, read_run_results, read_sources_json,
 )
-from canon.errors import CanonInputError
+from canon.core.errors import CanonInputError
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))

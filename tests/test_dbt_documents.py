@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from canon import registry
-from canon.dbt_artifacts import read_artifacts
-from canon.dbt_documents import documents_from_artifacts, freshness_document
-from canon.dbt_tables import store_bundle
-from canon.errors import CanonInputError
+from canon.registry import store as registry
+from canon.sources.dbt.artifacts import read_artifacts
+from canon.sources.dbt.documents import documents_from_artifacts, freshness_document
+from canon.sources.dbt.tables import store_bundle
+from canon.core.errors import CanonInputError
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "external"
 

@@ -1,6 +1,6 @@
 """The demo dbt project and its raw data, for real: load_raw → dbt build → dbt source freshness.
 
-No mocks: a temporary CANON_HOME gets a raw.duckdb from `canon.raw_data.load_raw`,
+No mocks: a temporary CANON_HOME gets a raw.duckdb from `canon.sources.demo.raw_data.load_raw`,
 then the installed dbt (a subprocess, so dbt's global state never leaks into other
 tests) builds the warehouse and writes its artifacts under the temporary home.
 """
@@ -18,9 +18,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from canon import raw_data
-from canon.config import PROJECT_ROOT, CanonPaths
-from canon.raw_data import load_raw
+from canon.sources.demo import raw_data
+from canon.core.config import PROJECT_ROOT, CanonPaths
+from canon.sources.demo.raw_data import load_raw
 
 DBT_PROJECT = PROJECT_ROOT / "dbt_project"
 RAW_TABLES = (

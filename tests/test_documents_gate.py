@@ -1,5 +1,5 @@
-"""Reading a corpus, source contracts and the contract gate (canon.documents,
-canon.contracts, canon.gate)."""
+"""Reading a corpus, source contracts and the contract gate (canon.sources.corpus.reader,
+canon.registry.contracts, canon.registry.gate)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from canon.config import PROJECT_ROOT
-from canon.contracts import Contract, check_upgrade, contract_from_dict, load_contract, load_contracts
-from canon.documents import RawRecord, ReadFailure, parse_markdown, read_corpus
-from canon.errors import CanonInputError
-from canon.gate import gate
-from canon.ids import content_hash
+from canon.core.config import PROJECT_ROOT
+from canon.registry.contracts import Contract, check_upgrade, contract_from_dict, load_contract, load_contracts
+from canon.sources.corpus.reader import RawRecord, ReadFailure, parse_markdown, read_corpus
+from canon.core.errors import CanonInputError
+from canon.registry.gate import gate
+from canon.core.ids import content_hash
 
 HERE = Path(__file__).resolve().parent
 HOSTILE = HERE / "hostile_corpus"
@@ -275,7 +275,7 @@ def test_markdown_front_matter_maps_to_document(knowledge):
     ("---\na: [1\n---\nbody\n", "invalid YAML front matter at line"),
 ])
 def test_markdown_front_matter_errors(text, reason):
-    from canon.documents import _BadRecord
+    from canon.sources.corpus.reader import _BadRecord
     with pytest.raises(_BadRecord, match=reason):
         parse_markdown(text)
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from canon import embedding_onnx
-from canon.embedder_backends import default_embedder
-from canon.embedding import EmbeddingError, SentenceTransformerEmbedder, default_model_path
-from canon.embedding_onnx import OnnxInt8Embedder
-from canon.errors import CanonInputError
+from canon.index.embedding import onnx as embedding_onnx
+from canon.index.embedding.factory import default_embedder
+from canon.index.embedding.base import EmbeddingError, SentenceTransformerEmbedder, default_model_path
+from canon.index.embedding.onnx import OnnxInt8Embedder
+from canon.core.errors import CanonInputError
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = [
@@ -95,7 +95,7 @@ def test_paraphrase_ranking_survives_quantisation(onnx_emb):
 
 _EXPORT = textwrap.dedent("""
     import json, os, sys
-    from canon import embedding_onnx
+    from canon.index.embedding import onnx as embedding_onnx
     exported = []
     real_export = embedding_onnx.export_int8
     embedding_onnx.export_int8 = lambda *a, **k: exported.append(1) or real_export(*a, **k)
@@ -186,7 +186,7 @@ def test_an_unwritable_cache_names_the_folder_and_the_setting(tmp_path):
 def test_release_gold_sets_hold_on_the_int8_backend():
     """The condition the issue sets for the faster backend: actions and recall@3 on both release gold
     sets unchanged from PyTorch, the release gate passing (the comparison `canon migrate` gates on)."""
-    from canon.migration import EmbedderSpec, IndexConfig, _evaluate_pair, default_release_sets
+    from canon.lifecycle.migrate import EmbedderSpec, IndexConfig, _evaluate_pair, default_release_sets
 
     sets = default_release_sets()
     assert {name for name, _, _ in sets} == {"dossier", "hard"}

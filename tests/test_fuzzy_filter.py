@@ -1,4 +1,4 @@
-"""`canon.fuzzy_filter` must never drop a string the rapidfuzz scorer would keep
+"""`canon.ask.understanding.fuzzy_filter` must never drop a string the rapidfuzz scorer would keep
 (it only decides which strings the scorer runs on), and must actually prune.
 Checked against the scorers themselves on random strings over a small alphabet
 (many near matches), misspellings, truncations and edge lengths."""
@@ -10,7 +10,7 @@ import random
 import pytest
 from rapidfuzz import fuzz, process
 
-from canon.fuzzy_filter import BigramIndex, required_shared_bigrams
+from canon.ask.understanding.fuzzy_filter import BigramIndex, required_shared_bigrams
 
 
 def _mutate(rng: random.Random, s: str, edits: int) -> str:

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from canon.contracts import load_contract
-from canon.documents import read_corpus
-from canon.gate import gate
-from canon.models import Status
-from canon.policy import is_visible, load_policy
+from canon.registry.contracts import load_contract
+from canon.sources.corpus.reader import read_corpus
+from canon.registry.gate import gate
+from canon.models.documents import Status
+from canon.registry.policy import is_visible, load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 HARD = ROOT / "tests" / "gold_hard"

@@ -19,11 +19,11 @@ import lancedb
 import numpy as np
 import pytest
 
-from canon import index as ix
-from canon.chunking import chunk_document
-from canon.embedding import EmbeddingError, HashingEmbedder, SentenceTransformerEmbedder
-from canon.errors import CanonInputError
-from canon.models import Document
+from canon.index import publish as ix
+from canon.index.chunking import chunk_document
+from canon.index.embedding.base import EmbeddingError, HashingEmbedder, SentenceTransformerEmbedder
+from canon.core.errors import CanonInputError
+from canon.models.documents import Document
 
 ROOT = Path(__file__).resolve().parents[1]
 PHRASE = "zebrafinch quarterly rebate reserve"
@@ -231,9 +231,9 @@ SUBPROCESS = textwrap.dedent("""
     import json, os, sys, time
     sys.path.insert(0, {root!r})
     import duckdb
-    from canon import index as ix
-    from canon.embedding import HashingEmbedder
-    from canon.models import Document
+    from canon.index import publish as ix
+    from canon.index.embedding.base import HashingEmbedder
+    from canon.models.documents import Document
 
     mode, ws = sys.argv[1], sys.argv[2]
     docs = [Document(**d) for d in json.load(open(os.path.join(ws, "docs.json")))]

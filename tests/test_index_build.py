@@ -1,4 +1,4 @@
-"""The routine publish (canon.index_build): a no-op loads nothing when no input of the
+"""The routine publish (canon.index.build): a no-op loads nothing when no input of the
 served revision changed, and every kind of input change goes through a full publish."""
 
 from __future__ import annotations
@@ -6,9 +6,11 @@ from __future__ import annotations
 import lancedb
 import pytest
 
-from canon import index, index_build, registry
-from canon.embedding import HashingEmbedder
-from canon.policy import Policy, RevokeRule
+from canon.index import publish as index
+from canon.index import build as index_build
+from canon.registry import store as registry
+from canon.index.embedding.base import HashingEmbedder
+from canon.registry.policy import Policy, RevokeRule
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""canon._lazy_imports: importing canon before lancedb keeps LanceDB's REST
+"""canon.core.lazy_imports: importing canon before lancedb keeps LanceDB's REST
 namespace client from loading its API modules, and LanceDB still works, including
 the deferred package for anyone who does use it. Run in fresh interpreters, since
 the point is what one process imports."""

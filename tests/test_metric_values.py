@@ -1,7 +1,7 @@
 """Governed metric values over a real dbt build: load_raw → dbt build → MetricEngine.
 
 The governing definitions are the registry's own documents (rendered from the
-temporary build's artifacts by canon.dbt_documents); every expected number is an
+temporary build's artifacts by canon.sources.dbt.documents); every expected number is an
 independent SQL over the raw tables, never the mart the engine reads.
 """
 
@@ -15,14 +15,14 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from canon.config import CanonPaths
-from canon.dbt_artifacts import read_artifacts
-from canon.dbt_documents import documents_from_artifacts
-from canon.metric_values import (
+from canon.core.config import CanonPaths
+from canon.sources.dbt.artifacts import read_artifacts
+from canon.sources.dbt.documents import documents_from_artifacts
+from canon.sources.dbt.semantic.metric_values import (
     MetricEngine, NotComputable, UnsafeExpression, evaluate_expression, metric_name_of, query_id_of,
 )
-from canon.models import Document
-from canon.raw_data import load_raw
+from canon.models.documents import Document
+from canon.sources.demo.raw_data import load_raw
 
 try:  # the dbt subprocess helper of the dbt-project tests (same env, same flags)
     from test_dbt_project import _dbt
@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - e.g. --import-mode=importlib
     import sys
     from pathlib import Path
 
-    from canon.config import PROJECT_ROOT
+    from canon.core.config import PROJECT_ROOT
 
     def _dbt(paths: CanonPaths, *args: str) -> subprocess.CompletedProcess:
         exe = Path(sys.executable).with_name("dbt")

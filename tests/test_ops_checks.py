@@ -1,4 +1,4 @@
-"""The operational index checks (canon.ops_checks and their Dagster asset
+"""The operational index checks (canon.ops.checks and their Dagster asset
 checks) on a real tmp workspace: the knowledge/ corpus through the contract
 gate into DuckDB, published to LanceDB with the deterministic hashing
 embedder. Healthy inputs pass; stale, revoked, uncovered and orphaned inputs
@@ -13,14 +13,16 @@ import duckdb
 import pytest
 from dagster_duckdb import DuckDBResource
 
-from canon import index, ops_checks, registry
-from canon.ask import ask
-from canon.config import CanonPaths
-from canon.contracts import load_contract
-from canon.embedding import HashingEmbedder
-from canon.policy import load_policy, project
-from canon.registry_build import build_registry
-from canon.service import ask_context, build_retriever
+from canon.index import publish as index
+from canon.ops import checks as ops_checks
+from canon.registry import store as registry
+from canon.ask.pipeline import ask
+from canon.core.config import CanonPaths
+from canon.registry.contracts import load_contract
+from canon.index.embedding.base import HashingEmbedder
+from canon.registry.policy import load_policy, project
+from canon.registry.build import build_registry
+from canon.ask.context import ask_context, build_retriever
 
 ROOT = Path(__file__).resolve().parents[1]
 DAY = dt.date(2026, 11, 20)

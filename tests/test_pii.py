@@ -1,4 +1,4 @@
-"""canon.pii: positives of each kind, and the numbers analytical documentation
+"""canon.registry.pii: positives of each kind, and the numbers analytical documentation
 is full of (dates, timestamps, versions, amounts, hashes, ids) as negatives."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from canon.config import PROJECT_ROOT
-from canon.pii import Finding, iban_valid, kinds, luhn_valid, redact, scan
+from canon.core.config import PROJECT_ROOT
+from canon.registry.pii import Finding, iban_valid, kinds, luhn_valid, redact, scan
 
 HERE = Path(__file__).resolve().parent
 

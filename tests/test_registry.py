@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from canon import registry
-from canon.models import Document
+from canon.registry import store as registry
+from canon.models.documents import Document
 
 
 @pytest.fixture
@@ -87,9 +87,9 @@ def test_failed_sync_leaves_registry_untouched(con, dossier_docs):
 def test_contract_changes_follow_semantic_versioning(con, tmp_path, dossier_corpus_path):
     import uuid
 
-    from canon.contracts import contract_from_dict, load_contract
-    from canon.errors import CanonInputError
-    from canon.registry_build import build_registry
+    from canon.registry.contracts import contract_from_dict, load_contract
+    from canon.core.errors import CanonInputError
+    from canon.registry.build import build_registry
 
     root = Path(__file__).resolve().parents[1]
     base = load_contract(root / "contracts" / "knowledge.yml")
@@ -127,7 +127,7 @@ def test_refresh_definitions_rewrites_only_when_the_registry_changed(con, dossie
 
 
 def test_quarantine_sync_writes_only_changes_and_releases(con):
-    from canon.gate import QuarantineEntry
+    from canon.registry.gate import QuarantineEntry
     t0, t1, t2 = (dt.datetime(2026, 11, 30, h) for h in (1, 2, 3))
 
     def entry(uri, reasons):

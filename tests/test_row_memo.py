@@ -1,4 +1,4 @@
-"""canon.row_memo: a publish derives rows only for documents that changed, and
+"""canon.index.memo: a publish derives rows only for documents that changed, and
 the memo can never make the table differ from what a full rebuild writes."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import duckdb
 import lancedb
 import pytest
 
-from canon import index as ix
-from canon import lifecycle
-from canon.index_rows import state_digest
-from canon.models import Document
+from canon.index import publish as ix
+from canon.lifecycle import forget as lifecycle
+from canon.index.rows import state_digest
+from canon.models.documents import Document
 
 
 def mk(i: int, text: str | None = None, **kw) -> Document:

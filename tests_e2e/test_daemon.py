@@ -131,7 +131,8 @@ def test_daemon_each_change_starts_exactly_one_run(tmp_path):
     finally:
         stop(proc)
 
-    from canon import ops_checks, registry
+    from canon.ops import checks as ops_checks
+    from canon.registry import store as registry
 
     con = registry.connect(home / "canon.duckdb", read_only=True)
     try:

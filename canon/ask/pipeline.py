@@ -1,0 +1,570 @@
+"""`canon ask`: one governed pipeline, each step its own unit.
+
+1. authorize  – the role's visible set from the document ACL and the live policy
+2. parse      – object(s), reporting date, intent, named sources (metadata only)
+3. resolve    – exact effective-time resolution of the governed object
+4. discover   – hybrid retrieval under the role's prefilter, then hard constraints
+5. stale      – evidence is always composed from the registry's live revision;
+                the index only contributes chunk ids when it holds that revision
+6. compose    – deterministic text and claims from the selected evidence only
+7. log        – one answer_log row (ids and versions, never text)
+
+Retrieved text is data: nothing in it is ever parsed as an instruction, and
+the only things read from evidence bodies are sentences to cite.
+"""
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import duckdb
+
+from canon.ask import answer_log
+from canon.ask import links
+from canon.core.errors import CanonRunError
+from canon.models.documents import Document, Status
+from canon.ask.understanding.parse import ObjectMatch, ParsedQuestion, normalize, object_catalog, parse_question
+from canon.registry.policy import Policy
+from canon.ask.resolve import DENY_TEXT, claims_of, resolve_object, sentences, visible
+from canon.models.responses import Claim, Evidence, Freshness, Response
+from canon.registry.temporal import period_label
+
+# Governed concepts a question can be about, in the order they win a tie.
+CONCEPT_PRIORITY = {"metric_definition": 0, "model_schema": 1, "policy": 2, "restricted_memo": 3, "runbook": 4}
+DENY_MIN_SCORE = 90.0
+RETRIEVE_COLUMNS = ("chunk_id", "doc_id")
+
+
+@dataclass
+class Retriever:
+    """Discovery over the served index revision (None when no index exists)."""
+
+    search: Callable[..., list]          # canon.index.search.search bound to (lancedb_dir, con)
+    embed_query: Callable[[str], object] | None
+    revision_id: str
+    chunks_of: Callable[[str, str], list[str]]  # (doc_id, content_hash) -> chunk ids in the served revision
+
+
+@dataclass
+class RoleView:
+    """What one role may see under one live policy, computed once and reused by
+    every question until the policy (its revision or its rules) or the document
+    list changes."""
+
+    role: str
+    policy_key: tuple
+    shown: list[Document]                    # visible documents, in ctx.docs order
+    shown_ids: set[str]
+    shown_objects: dict[str, Document]       # object_id -> its last visible document
+    by_kind: dict[str, list[Document]]       # visible documents per kind, in ctx.docs order
+    by_id: dict[str, Document]               # visible documents by doc_id
+    revoked: list[str]                       # the ACL admits the role, the live policy revokes
+    fresh: "FreshnessIndex | None" = None    # built on the first freshness question
+    kinds: dict[str, links.KindIndex] = field(default_factory=dict)   # built on first use, per kind
+
+    def kind_index(self, kind: str) -> links.KindIndex:
+        """The visible documents of `kind`, indexed for `links.linked`."""
+        idx = self.kinds.get(kind)
+        if idx is None:
+            idx = self.kinds[kind] = links.KindIndex(self.by_kind.get(kind, []), kind)
+        return idx
+
+
+@dataclass
+class FreshnessIndex:
+    """The visible freshness snapshots, their observations parsed once, and the
+    positions of the snapshots per object family and per observed source."""
+
+    snapshots: list[Document]
+    observed: list[tuple]                    # links.observations(snapshot), same order
+    by_family: dict[tuple | None, list[int]]
+    by_source: dict[str, list[int]]
+
+
+def policy_key(policy: Policy) -> tuple:
+    """Everything visibility depends on: the revision and every revoke rule."""
+    return (policy.revision, tuple((r.role, r.doc_id, r.object_id) for r in policy.revoke))
+
+
+@dataclass
+class AskContext:
+    docs: list[Document]
+    policy: Policy
+    con: duckdb.DuckDBPyConnection | None = None
+    retriever: Retriever | None = None
+    metric_values: Callable | None = None   # canon.sources.dbt.semantic.metric_values.MetricEngine.value
+    log_answers: bool = True
+    _catalog: dict | None = None
+    # Per-question structures computed once: the catalog, documents by object and
+    # the per-(role, policy) visible sets. Assigning a new `docs` list (or growing
+    # it) or a policy with another revision or other rules invalidates them.
+    _docs_seen: list | None = field(default=None, repr=False)
+    _docs_len: int = field(default=-1, repr=False)
+    _by_object: dict | None = field(default=None, repr=False)
+    _views: dict = field(default_factory=dict, repr=False)
+    _observations: dict = field(default_factory=dict, repr=False)
+
+    def _fresh(self) -> None:
+        if self._docs_seen is not self.docs or self._docs_len != len(self.docs):
+            if self._docs_seen is not None:
+                self._catalog = None
+            self._docs_seen, self._docs_len = self.docs, len(self.docs)
+            self._by_object = None
+            self._views = {}
+            self._observations = {}
+
+    @property
+    def catalog(self):
+        self._fresh()
+        if self._catalog is None:
+            self._catalog = object_catalog(self.docs)
+        return self._catalog
+
+    @property
+    def by_object(self) -> dict[str, list[Document]]:
+        """object_id -> its revisions, in ctx.docs order."""
+        self._fresh()
+        if self._by_object is None:
+            by: dict[str, list[Document]] = {}
+            for d in self.docs:
+                by.setdefault(d.object_id, []).append(d)
+            self._by_object = by
+        return self._by_object
+
+    def observations(self, doc: Document) -> tuple:
+        """links.observations(doc), parsed once per document revision."""
+        key = (doc.doc_id, doc.content_hash)
+        got = self._observations.get(key)
+        if got is None:
+            got = self._observations[key] = links.observations(doc)
+        return got
+
+    def freshness_index(self, view: RoleView) -> FreshnessIndex:
+        if view.fresh is None:
+            snaps = view.by_kind.get("freshness_snapshot", [])
+            observed = [self.observations(s) for s in snaps]
+            by_family: dict[tuple | None, list[int]] = {}
+            by_source: dict[str, list[int]] = {}
+            for i, (s, (_, obs)) in enumerate(zip(snaps, observed)):
+                by_family.setdefault(links._family(s.object_id), []).append(i)
+                for src in {o["source"] for o in obs}:
+                    by_source.setdefault(src, []).append(i)
+            view.fresh = FreshnessIndex(snaps, observed, by_family, by_source)
+        return view.fresh
+
+    def view(self, role: str) -> RoleView:
+        """The role's visible set under the live policy (read on every question:
+        a new policy revision or changed rules take effect on the next question)."""
+        self._fresh()
+        key = (role, policy_key(self.policy))
+        v = self._views.get(key)
+        if v is None:
+            shown = [d for d in self.docs if visible(d, role, self.policy)]
+            by_kind: dict[str, list[Document]] = {}
+            for d in shown:
+                by_kind.setdefault(d.kind, []).append(d)
+            shown_ids = {d.doc_id for d in shown}
+            revoked = [d.doc_id for d in self.docs if role in d.allowed_roles and not visible(d, role, self.policy)]
+            v = RoleView(role=role, policy_key=key[1], shown=shown, shown_ids=shown_ids,
+                         shown_objects={d.object_id: d for d in shown}, by_kind=by_kind,
+                         by_id={d.doc_id: d for d in shown}, revoked=revoked)
+            if len(self._views) >= 64:
+                self._views.clear()
+            self._views[key] = v
+        return v
+
+
+@dataclass
+class Timings:
+    steps: dict[str, float] = field(default_factory=dict)
+
+    def mark(self, name: str, start: float) -> float:
+        now = time.perf_counter()
+        self.steps[name] = self.steps.get(name, 0.0) + (now - start) * 1000
+        return now
+
+
+def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
+        timings: Timings | None = None) -> Response:
+    timings = timings or Timings()
+    t = time.perf_counter()
+    view = ctx.view(role)
+    shown_ids = view.shown_ids
+    t = timings.mark("authorize", t)
+    parsed = parse_question(question, ctx.catalog, as_of)
+    t = timings.mark("parse", t)
+    resp = _answer(ctx, parsed, role, view, timings)
+    t = time.perf_counter()
+    resp.question = question
+    resp.role = role
+    resp.as_of = resp.as_of or parsed.as_of
+    resp.policy_revision = ctx.policy.revision
+    resp.index_revision = ctx.retriever.revision_id if ctx.retriever else ""
+    _attach_chunks(ctx, resp)
+    _assert_no_leak(resp, shown_ids)
+    resp.answer_id = answer_log.new_answer_id()
+    if ctx.log_answers and ctx.con is not None:
+        answer_log.record(ctx.con, resp)
+    timings.mark("compose", t)
+    return resp
+
+
+# ---------------------------------------------------------------- steps
+
+
+def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timings: Timings) -> Response:
+    t = time.perf_counter()
+    by_object = ctx.by_object
+    shown, shown_ids = view.shown, view.shown_ids
+
+    # Authorization of what the question asks for, before anything is retrieved:
+    # an object the role may not see at all is denied, with nothing of it shown.
+    for m in p.matches:
+        if m.score >= DENY_MIN_SCORE and not any(d.doc_id in shown_ids for d in by_object.get(m.object_id, [])):
+            return Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized")
+
+    concept, options = _pick_concept(p, ctx, view)
+    t = timings.mark("resolve", t)
+    if options:
+        return Response(action="clarify", role=role, options=options, reason="ambiguous_object",
+                        answer="Several governed objects match that name; which one do you mean?")
+    if concept is None:
+        # A one-word name ("revenue") is too weak to say the question is about that document.
+        named = [m for m in p.matches if m.score >= DENY_MIN_SCORE and len(m.name.split()) >= 2
+                 and m.object_id in view.shown_objects]
+        if named and not p.named_sources:
+            # The question is about a document that is not a governed concept (a note, a
+            # wiki page): it can be shown as evidence of what it says, never as authority.
+            docs = [d for d in by_object.get(named[0].object_id, []) if d.doc_id in shown_ids]
+            statuses = sorted({d.status.value for d in docs})
+            return Response(action="abstain", role=role, reason="not_authoritative",
+                            answer=f"The document you name is {', '.join(statuses)} text, not an authoritative "
+                                   "source; Canon does not answer from it.")
+        # Discovery proposes the governed object; the same exact path then decides.
+        concept, abstention = _discover(ctx, p, role, view, timings)
+        if concept is None:
+            return abstention
+        t = time.perf_counter()   # retrieve and constrain are timed by _discover
+
+    if p.intent == "freshness":
+        resp = _freshness(ctx, p, role, concept, view)
+        timings.mark("resolve", t)
+        return resp
+    day = p.as_of
+    if p.intent == "value" and p.period is not None:
+        return _metric_value(ctx, p, role, concept)
+    res = resolve_object(by_object.get(concept, []), concept, day, role, ctx.policy)
+    timings.mark("resolve", t)
+    if res.response is not None:
+        return res.response
+    primary = res.chosen
+    evidence = [Evidence.of(primary, "primary")]
+    claims = claims_of(primary, day)
+    answer = _definition_text(primary, day)
+
+    if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
+        answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
+
+    conflicts = _named_conflicts(ctx, p, primary, shown, role)
+    if conflicts:
+        for c in conflicts:
+            evidence.append(Evidence.of(c, "conflict"))
+            claims.append(Claim(claim=f"{c.doc_id} is {c.status.value} {c.kind.replace('_', ' ')} (authority {c.authority}), "
+                                      f"not the governing {primary.kind.replace('_', ' ')}",
+                                evidence_id=c.doc_id, evidence_revision=c.content_hash,
+                                supported_span=sentences(c.text)[0] if c.text else "", effective_for=day))
+        named = ", ".join(f"{c.title} ({c.doc_id}, {c.status.value}, {c.kind.replace('_', ' ')})" for c in conflicts)
+        answer = (f"No — {named} is not the governing definition" + (f" for {day.isoformat()}" if day else "") +
+                  f". The governing evidence is {primary.doc_id} ({primary.status.value}, {period_label(primary)}): "
+                  + answer)
+        return Response(action="answer_conflict", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
+    return Response(action="answer", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
+
+
+def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[str | None, list[dict]]:
+    """The governed object the question is about. Two governed objects with the
+    same name in different domains, neither named, need a clarification."""
+    shown_objects = view.shown_objects
+    candidates: list[ObjectMatch] = [m for m in p.matches if m.object_id in shown_objects
+                                     and (m.kinds & set(CONCEPT_PRIORITY))]
+    if not candidates:
+        return None, []
+    if p.intent == "model":
+        models = [m for m in candidates if "model_schema" in m.kinds and m.score >= 99]
+        if models:
+            candidates = models
+    best = max(c.score for c in candidates)
+    top = [c for c in candidates if c.score >= best - 0.5]
+    # The most complete name wins ("saas mrr month end close runbook" over "mrr"),
+    # then the kind that governs; what still ties is ambiguous.
+    longest = max(len(c.name) for c in top)
+    top = [c for c in top if len(c.name) == longest]
+    rank = min(min(CONCEPT_PRIORITY.get(k, 9) for k in c.kinds) for c in top)
+    top = [c for c in top if min(CONCEPT_PRIORITY.get(k, 9) for k in c.kinds) == rank]
+    if len(top) > 1:
+        return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
+                      for c in sorted(top, key=lambda c: c.object_id)]
+    return top[0].object_id, []
+
+
+def _definition_text(doc: Document, day: dt.date | None) -> str:
+    when = f"For the {day.strftime('%B')} {day.day}, {day.year} reporting date, the" if day else "The"
+    return (f"{when} applicable governed revision is {doc.title} ({doc.doc_id}, version {doc.version}, "
+            f"{doc.status.value}, {period_label(doc)}). {doc.text}")
+
+
+def _with_graph(ctx, p, primary, view: RoleView, evidence, claims, day):
+    """Model and lineage follow the graph: metric revision → model version → lineage."""
+    shown_ids = view.shown_ids
+    model = links.linked(primary, view.kind_index("model_schema"), day, by_id=view.by_id)
+    lineage_doc = links.linked(primary, view.kind_index("lineage"), day, by_id=view.by_id)
+    parts = []
+    sources: list[str] = []
+    graph_nodes = None
+    if ctx.con is not None and primary.metadata.get("dbt_unique_id"):
+        from canon.registry.graph import has_dbt_tables, upstream
+
+        if has_dbt_tables(ctx.con):
+            graph_nodes = upstream(ctx.con, primary.metadata["dbt_unique_id"])
+            sources = sorted(n["relation_name"] or n["id"] for n in graph_nodes.sources())
+    if not sources and lineage_doc is not None:
+        sources = links.raw_sources_from_edges(links.lineage_edges_from_text(lineage_doc))
+    if p.intent == "model" and model is not None and model.doc_id in shown_ids:
+        evidence = [Evidence.of(model, "primary"), Evidence.of(primary, "supporting")]
+        claims = claims_of(model, day) + claims[:2]
+        when = f"For {day.isoformat()}, the" if day else "The"
+        return (f"{when} supporting model of {primary.doc_id} is {model.title} ({model.doc_id}). {model.text}",
+                evidence, claims)
+    if model is not None:
+        evidence.append(Evidence.of(model, "supporting"))
+        claims += claims_of(model, day, limit=2)
+        parts.append(f"The definition is supported by {model.doc_id} ({model.title}).")
+    if lineage_doc is not None:
+        evidence.append(Evidence.of(lineage_doc, "supporting"))
+    if sources:
+        src_doc = lineage_doc or primary
+        parts.append("Its lineage traces to " + ", ".join(sources) + ".")
+        claims += [Claim(claim=f"{primary.doc_id} depends on raw source {s}", evidence_id=src_doc.doc_id,
+                         evidence_revision=src_doc.content_hash,
+                         supported_span=next((x for x in sentences(src_doc.text) if s in x), s), effective_for=day)
+                   for s in sources]
+    answer = _definition_text(primary, day) + " " + " ".join(parts) + " Evidence: " + ", ".join(
+        e.doc_id for e in evidence) + "."
+    return answer, evidence, claims
+
+
+def _related(ctx, doc: Document, concept_id: str) -> bool:
+    """A named source is about the concept when it shares the concept's domain and
+    a name word, or one of its names matches one of the concept's names."""
+    from rapidfuzz import fuzz
+
+    concept = ctx.catalog[concept_id]
+    entry = ctx.catalog[doc.object_id]
+    if entry.names & concept.names:
+        return True
+    concept_words = {w for n in concept.names for w in n.split() if len(w) >= 3} - {"metric", "model"}
+    doc_words = {w for n in entry.names for w in n.split()}
+    if entry.domain and entry.domain == concept.domain and concept_words & doc_words:
+        return True
+    return any(fuzz.partial_ratio(c, n) >= 90 for c in concept.names if len(c) >= 5 for n in entry.names)
+
+
+def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Document], role: str) -> list[Document]:
+    """A source the user names ("the old wiki says…") is kept as conflict evidence
+    beside the authoritative one, whatever its similarity score. A noun naming the
+    primary's own kind ("what does the memo say") is the subject, not a conflict."""
+    found: list[Document] = []
+    for ns in p.named_sources:
+        if primary.kind in ns.kinds:
+            continue
+        pool = [d for d in shown if d.doc_id != primary.doc_id
+                and not (d.status == Status.approved and d.kind == primary.kind)]
+        if ns.kinds:
+            pool = [d for d in pool if d.kind in ns.kinds]
+        if ns.statuses:
+            pool = [d for d in pool if d.status.value in ns.statuses] or pool
+        related = [d for d in pool if _related(ctx, d, primary.object_id)]
+        if not related and ctx.retriever is not None:
+            # Second resort: what retrieval finds among the named kind, if its text
+            # names the concept at all (read as data, to find it, never to obey it).
+            names = ctx.catalog[primary.object_id].names
+            ids = {d.doc_id: d for d in pool}
+            for h in _retrieve(ctx, p.text, role, k=10):
+                d = ids.get(h.doc_id)
+                if d is not None and any(f" {n} " in f" {normalize(d.text)} " for n in names):
+                    related = [d]
+                    break
+        if len(related) > 1 and ctx.retriever is not None:
+            order = {h.doc_id: i for i, h in enumerate(_retrieve(ctx, p.text, role, k=20))}
+            related.sort(key=lambda d: order.get(d.doc_id, len(order)))
+        else:
+            related.sort(key=lambda d: (d.status == Status.approved, -d.authority, d.doc_id))
+        for d in related[:1]:
+            if d not in found:
+                found.append(d)
+    return found
+
+
+def _retrieve(ctx: AskContext, text: str, role: str, k: int = 10) -> list:
+    r = ctx.retriever
+    if r is None:
+        return []
+    revoked = ctx.view(role).revoked
+    vector = r.embed_query(text) if r.embed_query else None
+    # Evidence text comes from the registry, never from the index: ids are all ask reads.
+    return r.search(text, vector, role=role, exclude_doc_ids=revoked, k=k,
+                    mode="hybrid" if vector is not None else "fts", columns=RETRIEVE_COLUMNS)
+
+
+def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
+              timings: Timings) -> tuple[str | None, Response | None]:
+    """No governed object named: retrieval proposes candidates, governance decides.
+    Approved governed objects beat any similarity; drafts, untrusted and
+    superseded text is never primary."""
+    t = time.perf_counter()
+    hits = _retrieve(ctx, p.text, role, k=10)
+    t = timings.mark("retrieve", t)
+    by_id = view.by_id
+    ordered: list[Document] = []
+    for h in hits:
+        d = by_id.get(h.doc_id)
+        if d is not None and d not in ordered:
+            ordered.append(d)
+    # Only a governed object near the top counts: far down the list it is off-topic.
+    governed = [d for d in ordered[:5] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
+    timings.mark("constrain", t)
+    if governed:
+        return governed[0].object_id, None
+    kinds = sorted({d.status.value for d in ordered})
+    why = ("Only " + ", ".join(kinds) + " text matches the question; none of it is approved, so there is no "
+           "authoritative answer.") if ordered else "No evidence you may see matches the question."
+    return None, Response(action="abstain", role=role, as_of=p.as_of, answer=why, reason="no_approved_evidence")
+
+
+# ---------------------------------------------------------------- calculations
+
+
+def _fmt_age(minutes: int) -> str:
+    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, view: RoleView) -> Response:
+    """Deterministic arithmetic: each source's age at the observation time against its SLA."""
+    fx = ctx.freshness_index(view)
+    concept_docs = [d for d in ctx.by_object.get(concept, []) if d.doc_id in view.shown_ids]
+    sources: set[str] = set()
+    for d in concept_docs:
+        lin = links.linked(d, view.kind_index("lineage"), p.as_of or d.valid_from, by_id=view.by_id)
+        if lin is not None:
+            sources |= set(links.raw_sources_from_edges(links.lineage_edges_from_text(lin)))
+    # Snapshots of the concept's family or observing one of its raw sources, in document order.
+    hit = set(fx.by_family.get(links._family(concept), ()))
+    for src in sources:
+        hit.update(fx.by_source.get(src, ()))
+    related = sorted(hit)
+    if p.as_of is not None:
+        related = [i for i in related if fx.snapshots[i].in_effect(p.as_of)]
+    def no_observation() -> Response:
+        return Response(action="abstain", role=role, as_of=p.as_of, reason="no_observation",
+                        answer="No freshness observation you may see covers that object" +
+                               (f" on {p.as_of.isoformat()}." if p.as_of else "."))
+
+    if not related:
+        return no_observation()
+    newest = max(related, key=lambda i: (fx.observed[i][0] or dt.datetime.min.replace(tzinfo=dt.timezone.utc)))
+    snap = fx.snapshots[newest]
+    observed_at, obs = fx.observed[newest]
+    if observed_at is None or not obs:
+        # A snapshot without an observation time or per-source readings: nothing to compute from.
+        return no_observation()
+    items = []
+    for o in obs:
+        age = int((observed_at - o["max_loaded_at"]).total_seconds() // 60)
+        sla = o["sla_minutes"] or 0
+        items.append(Freshness(source=o["source"], max_loaded_at=o["max_loaded_at"].isoformat().replace("+00:00", "Z"),
+                               age_minutes=age, sla_minutes=sla, fresh=bool(sla) and age <= sla,
+                               observed_at=observed_at.isoformat().replace("+00:00", "Z"), age=_fmt_age(age)))
+    stale = [f for f in items if not f.fresh]
+    verdict = "All sources are within SLA" if not stale else f"{len(stale)} of {len(items)} sources are past their SLA"
+    answer = f"{verdict} at {observed_at.strftime('%Y-%m-%dT%H:%M:%SZ')}: " + "; ".join(
+        f"{f.source} {f.age} old (SLA {_fmt_age(f.sla_minutes)}, {'fresh' if f.fresh else 'STALE'})" for f in items) + "."
+    claims = [Claim(claim=f"{f.source} was {f.age} old against an SLA of {_fmt_age(f.sla_minutes)}",
+                    evidence_id=snap.doc_id, evidence_revision=snap.content_hash,
+                    supported_span=next((s for s in sentences(snap.text) if f.source in s), f.source),
+                    effective_for=p.as_of) for f in items]
+    return Response(action="calculate", role=role, as_of=p.as_of, answer=answer,
+                    evidence=[Evidence.of(snap, "primary")], claims=claims, freshness=items,
+                    calculation={"kind": "freshness", "observed_at": items[0].observed_at if items else None,
+                                 "all_fresh": not stale})
+
+
+def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:
+    """Numbers come from the semantic layer, after the governing definition is resolved."""
+    start, end = p.period
+    last = end - dt.timedelta(days=1)
+    revisions = ctx.by_object.get(concept, [])
+    first_res = resolve_object(revisions, concept, start, role, ctx.policy)
+    last_res = resolve_object(revisions, concept, last, role, ctx.policy)
+    for res in (first_res, last_res):
+        if res.response is not None:
+            res.response.as_of = last
+            return res.response
+    if first_res.chosen.doc_id != last_res.chosen.doc_id:
+        return Response(action="human_review", role=role, as_of=last, reason="definition_changes_within_period",
+                        answer=f"The governed definition changes within {start:%B %Y} "
+                               f"({first_res.chosen.doc_id} then {last_res.chosen.doc_id}); a person must decide "
+                               "how to report the period.",
+                        evidence=[Evidence.of(first_res.chosen, "conflict"), Evidence.of(last_res.chosen, "conflict")])
+    primary = last_res.chosen
+    if ctx.metric_values is None:
+        return Response(action="abstain", role=role, as_of=last, reason="no_semantic_layer",
+                        answer=f"{primary.doc_id} governs {start:%B %Y}, but no semantic layer is connected to "
+                               "compute its value.", evidence=[Evidence.of(primary, "primary")])
+    try:
+        result = ctx.metric_values(primary, start, end)
+    except CanonRunError as exc:  # e.g. the warehouse is locked by a running dbt build
+        return Response(action="abstain", role=role, as_of=last, reason="semantic_layer_unavailable",
+                        answer=f"{primary.doc_id} governs {start:%B %Y}, but the semantic layer is unavailable: {exc}",
+                        evidence=[Evidence.of(primary, "primary")])
+    if result is not None and result.get("value") is None:
+        return Response(action="calculate", role=role, as_of=last, evidence=[Evidence.of(primary, "primary")],
+                        answer=f"No {primary.object_id} rows fall in {start:%B %Y} under {primary.doc_id}.",
+                        calculation={"kind": "metric_value", "metric": result["metric"], "value": None,
+                                     "period_start": start.isoformat(), "period_end": end.isoformat(),
+                                     "sql": result["sql"], "query_id": result["query_id"]})
+    if result is None:
+        return Response(action="abstain", role=role, as_of=last, reason="metric_not_computable",
+                        answer=f"{primary.doc_id} governs {start:%B %Y}, but the semantic layer cannot compute it.",
+                        evidence=[Evidence.of(primary, "primary")])
+    answer = (f"Net value of {primary.object_id} for {start:%B %Y} under {primary.doc_id}: "
+              f"{result['value']:,.2f} {result.get('unit', '')}".rstrip() + f" (query: {result['query_id']}).")
+    return Response(action="calculate", role=role, as_of=last, answer=answer,
+                    evidence=[Evidence.of(primary, "primary")], claims=claims_of(primary, last, limit=2),
+                    calculation={"kind": "metric_value", "metric": result["metric"], "value": result["value"],
+                                 "period_start": start.isoformat(), "period_end": end.isoformat(),
+                                 "sql": result["sql"], "query_id": result["query_id"]})
+
+
+# ---------------------------------------------------------------- safety
+
+
+def _attach_chunks(ctx: AskContext, resp: Response) -> None:
+    """Chunk ids only from the served revision that holds the registry's live
+    revision; otherwise the evidence was read live from the registry."""
+    if ctx.retriever is None:
+        return
+    for e in resp.evidence:
+        e.chunk_ids = ctx.retriever.chunks_of(e.doc_id, e.content_hash)
+
+
+def _assert_no_leak(resp: Response, shown_ids: set[str]) -> None:
+    """Fail closed: a response may cite only documents the role may see."""
+    bad = [e.doc_id for e in resp.evidence if e.doc_id not in shown_ids] + [
+        c.evidence_id for c in resp.claims if c.evidence_id not in shown_ids]
+    if bad:
+        resp.action = "deny"
+        resp.answer = DENY_TEXT
+        resp.evidence, resp.claims, resp.options, resp.freshness = [], [], [], []
+        resp.calculation, resp.lineage = None, None

@@ -1,0 +1,1 @@
+"""The `canon` command line (`canon.cli.main:main` is the console script)."""

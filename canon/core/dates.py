@@ -1,0 +1,70 @@
+"""Reporting dates: `--as-of`, else ISO or English dates in the question."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from canon.core.errors import CanonInputError
+
+MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august",
+     "september", "october", "november", "december"], start=1)}
+MONTHS.update({name[:3]: i for name, i in list(MONTHS.items())})
+MONTHS["sept"] = 9
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+
+ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?\b")
+MDY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
+DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?,?\s+(\d{{4}})\b", re.I)
+MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?\s+(\d{{4}})\b", re.I)
+
+
+def parse_as_of(value: str | None, *, source: str = "--as-of") -> dt.date | None:
+    if value is None or value == "":
+        return None
+    try:
+        return dt.date.fromisoformat(value[:10])
+    except ValueError:
+        found = find_date(value)
+        if found is None:
+            raise CanonInputError(source, f"not a date: {value!r} (use YYYY-MM-DD)") from None
+        return found
+
+
+def _safe(y: int, m: int, d: int) -> dt.date | None:
+    try:
+        return dt.date(y, m, d)
+    except ValueError:
+        return None
+
+
+def find_date(text: str) -> dt.date | None:
+    """The first full date named in the text (ISO, 'June 30, 2026', '1 February 2026')."""
+    hits: list[tuple[int, dt.date]] = []
+    for m in ISO.finditer(text):
+        d = _safe(int(m[1]), int(m[2]), int(m[3]))
+        if d:
+            hits.append((m.start(), d))
+    for m in MDY.finditer(text):
+        d = _safe(int(m[3]), MONTHS[m[1].lower()], int(m[2]))
+        if d:
+            hits.append((m.start(), d))
+    for m in DMY.finditer(text):
+        d = _safe(int(m[3]), MONTHS[m[2].lower()], int(m[1]))
+        if d:
+            hits.append((m.start(), d))
+    return min(hits)[1] if hits else None
+
+
+def find_month(text: str) -> tuple[dt.date, dt.date] | None:
+    """A calendar month named without a day ('August 2026'): [first day, first day of next month)."""
+    if find_date(text) is not None:
+        return None
+    m = MONTH_YEAR.search(text)
+    if not m:
+        return None
+    year, month = int(m[2]), MONTHS[m[1].lower()]
+    start = dt.date(year, month, 1)
+    end = dt.date(year + (month == 12), month % 12 + 1, 1)
+    return start, end

@@ -1,0 +1,122 @@
+"""Builds the evidence registry: the corpus folder and the dbt-rendered
+documents pass their own contract gates, then land in DuckDB together."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from canon.registry import contract_state
+from canon.registry import corpus_cache
+from canon.registry import store as registry
+from canon.registry.contracts import Contract
+from canon.sources.corpus.reader import RawRecord, read_corpus
+from canon.registry.gate import GateResult, QuarantineEntry, gate
+from canon.models.documents import Document
+from canon.registry.tombstones import forgotten_doc_ids, forgotten_reason
+
+
+@dataclass
+class RegistryBuild:
+    diffs: dict[str, registry.RegistryDiff] = field(default_factory=dict)
+    quarantined: list[QuarantineEntry] = field(default_factory=list)
+    documents: int = 0
+    corpus_files: dict[str, int] = field(default_factory=dict)   # files, files_read, files_trusted
+    timings: dict[str, float] = field(default_factory=dict)      # seconds per stage of the corpus build
+
+    def summary(self) -> dict:
+        return {
+            "documents": self.documents,
+            "quarantined": len(self.quarantined),
+            **{f"{system}/{k}": v for system, d in self.diffs.items() for k, v in d.as_metadata().items()},
+            **{f"corpus/{k}": v for k, v in self.corpus_files.items()},
+        }
+
+
+def records_from_documents(docs: list[Document]) -> list[RawRecord]:
+    """Documents produced by Canon itself (from dbt artifacts) go through the
+    same gate as any corpus record."""
+    out = []
+    for d in docs:
+        fields = d.model_dump(mode="json", exclude={"source_uri", "source_system", "source_revision"})
+        fields["allowed_roles"] = list(d.allowed_roles)
+        raw = json.dumps(fields, sort_keys=True).encode("utf-8")
+        out.append(RawRecord(fields=fields, source_uri=d.source_uri, raw=raw, path=d.source_uri,
+                             source_system=d.source_system, source_revision=d.source_revision))
+    return out
+
+
+def _without_forgotten(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contract) -> GateResult:
+    """A forgotten doc_id (canon forget) never comes back: it is reported as
+    quarantined with the date it was forgotten, and nothing of it is stored."""
+    gone = forgotten_doc_ids(con)
+    if not gone:
+        return result
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    label, system = contract.label, contract.source.system
+    quarantine = [e for e in result.quarantine if e.doc_id not in gone]
+    quarantine += [QuarantineEntry(d.source_uri, d.doc_id, [forgotten_reason(gone[d.doc_id])], d.content_hash, now,
+                                   label, system) for d in result.documents if d.doc_id in gone]
+    quarantine += [QuarantineEntry(e.source_uri, e.doc_id, [forgotten_reason(gone[e.doc_id])], e.content_hash,
+                                   e.quarantined_at, e.contract, e.source_system)
+                   for e in result.quarantine if e.doc_id in gone]
+    return GateResult([d for d in result.documents if d.doc_id not in gone], quarantine, result.contract,
+                      result.collapsed, [i for i in result.unchanged if i not in gone])
+
+
+def _store(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contract, run_id: str,
+           build: RegistryBuild) -> None:
+    system = contract.source.system
+    result = _without_forgotten(con, result, contract)
+    build.diffs[system] = registry.sync_documents(
+        con, result.documents, source_system=system, contract_version=contract.label, run_id=run_id,
+        unchanged=result.unchanged)
+    registry.sync_quarantine(con, [_keyed(e) for e in result.quarantine], source_system=system, run_id=run_id)
+    build.quarantined.extend(result.quarantine)
+
+
+def _keyed(e: QuarantineEntry) -> QuarantineEntry:
+    # A file that could not be read has no content hash; key it by its path.
+    if e.content_hash:
+        return e
+    return QuarantineEntry(e.source_uri, e.doc_id, e.reasons, f"unread:{e.source_uri}", e.quarantined_at,
+                           e.contract, e.source_system)
+
+
+def build_registry(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    corpus: Path | None,
+    corpus_contract: Contract,
+    dbt_documents: list[Document] | None = None,
+    dbt_contract: Contract | None = None,
+    run_id: str,
+    today: dt.date | None = None,
+) -> RegistryBuild:
+    today = today or dt.date.today()
+    registry.ensure_schema(con)
+    build = RegistryBuild()
+    if corpus is not None:
+        contract_state.apply(con, corpus_contract, source=f"contract {corpus_contract.label}")
+        root = Path(corpus).resolve()
+        if root.is_dir():  # only changed files are opened (canon.registry.corpus_cache)
+            scanned = corpus_cache.scan(con, root, corpus_contract, today=today)
+            t0 = time.perf_counter()
+            _store(con, scanned.result, corpus_contract, run_id, build)
+            t1 = time.perf_counter()
+            corpus_cache.record(con, scanned)
+            build.timings.update(scanned.timings, store_s=t1 - t0, record_s=time.perf_counter() - t1)
+            build.corpus_files = scanned.summary()
+        else:  # a single .jsonl/.json/.md file: read whole (CanonInputError if it does not exist)
+            _store(con, gate(read_corpus(corpus), corpus_contract, today=today), corpus_contract, run_id, build)
+        registry.set_setting(con, "corpus_root", str(root if root.is_dir() else root.parent))
+    if dbt_documents is not None and dbt_contract is not None:
+        contract_state.apply(con, dbt_contract, source=f"contract {dbt_contract.label}")
+        _store(con, gate(records_from_documents(dbt_documents), dbt_contract, today=today), dbt_contract, run_id, build)
+    build.documents = con.execute("SELECT count(*) FROM documents WHERE deleted_at IS NULL").fetchall()[0][0]
+    return build
