@@ -1,35 +1,21 @@
 """The answer log: one row per answer, ids and versions only (never the
 prompt or any evidence text), so audits and impact analysis are queries."""
 
-import datetime as dt
 import hashlib
 import json
 import uuid
 
 import duckdb
 
+from canon.core import schema
+from canon.core.clock import utcnow
 from canon.models.responses import Response
 
 RESOLVER_VERSION = "canon-ask-1"
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS answer_log (
-    answer_id VARCHAR PRIMARY KEY,
-    asked_at TIMESTAMP NOT NULL,
-    role VARCHAR NOT NULL,
-    question_sha256 VARCHAR NOT NULL,
-    as_of DATE,
-    index_revision VARCHAR NOT NULL,
-    policy_revision VARCHAR NOT NULL,
-    resolver_version VARCHAR NOT NULL,
-    action VARCHAR NOT NULL,
-    cited_json VARCHAR NOT NULL
-)
-"""
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(SCHEMA)
+ensure_schema = schema.ensure_answer_log
 
 
 def new_answer_id() -> str:
@@ -44,7 +30,7 @@ def record(con: duckdb.DuckDBPyConnection, resp: Response) -> None:
          "claims": sum(1 for c in resp.claims if c.evidence_id == e.doc_id)}
         for e in resp.evidence
     ]
-    row = [resp.answer_id, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), resp.role,
+    row = [resp.answer_id, utcnow(), resp.role,
            hashlib.sha256(resp.question.strip().lower().encode()).hexdigest(), resp.as_of,
            resp.index_revision, resp.policy_revision, RESOLVER_VERSION, resp.action, json.dumps(cited)]
     insert = "INSERT INTO answer_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"

@@ -7,14 +7,20 @@ from pathlib import Path
 
 import duckdb
 
-from canon.index import search as index_search
-from canon.index import revisions as index_store
-from canon.ops import checks as ops_checks
 from canon.ask.pipeline import AskContext, Retriever
 from canon.core.errors import CanonInputError
-from canon.index.embedding.factory import BACKENDS, DEFAULT_BACKEND, check_backend, default_backend_for, default_embedder
+from canon.index import revisions as index_store
+from canon.index import search as index_search
 from canon.index.embedding.base import HashingEmbedder
+from canon.index.embedding.factory import (
+    BACKENDS,
+    DEFAULT_BACKEND,
+    check_backend,
+    default_backend_for,
+    default_embedder,
+)
 from canon.models.documents import Document
+from canon.ops import checks as ops_checks
 from canon.registry.policy import Policy
 
 

@@ -16,19 +16,17 @@ the only things read from evidence bodies are sentences to cite.
 import datetime as dt
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import duckdb
 
-from canon.ask import answer_log
-from canon.ask import links
+from canon.ask import answer_log, links
+from canon.ask.resolve import DENY_TEXT, claims_of, resolve_object, sentences, visible
+from canon.ask.understanding.parse import ObjectMatch, ParsedQuestion, normalize, object_catalog, parse_question
 from canon.core.errors import CanonRunError
 from canon.models.documents import Document, Status
-from canon.ask.understanding.parse import ObjectMatch, ParsedQuestion, normalize, object_catalog, parse_question
-from canon.registry.policy import Policy
-from canon.ask.resolve import DENY_TEXT, claims_of, resolve_object, sentences, visible
 from canon.models.responses import Claim, Evidence, Freshness, Response
+from canon.registry.policy import Policy
 from canon.registry.temporal import period_label
 
 # Governed concepts a question can be about, in the order they win a tie.

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import duckdb
 
-from canon.registry.graph import Subgraph, has_dbt_tables, upstream
 from canon.models.documents import Document
-from canon.registry.policy import Policy, is_visible
 from canon.models.responses import Claim, Evidence, LineageEdge, LineageGraph, Response
+from canon.registry.graph import Subgraph, has_dbt_tables, upstream
+from canon.registry.policy import Policy, is_visible
 from canon.registry.temporal import TemporalResult, period_label, resolve_revision
 
 DENY_TEXT = "You are not authorized to see the evidence this question needs. Nothing about it can be shown."

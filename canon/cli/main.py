@@ -48,8 +48,8 @@ def _object_command(args: argparse.Namespace, fn_name: str) -> int:
 
 def _ask_command(args: argparse.Namespace) -> int:
     from canon.ask.context import ask_context
-    from canon.registry.workspace import Workspace
     from canon.ask.pipeline import ask
+    from canon.registry.workspace import Workspace
 
     day = parse_as_of(args.as_of)
     ws = Workspace.open()
@@ -68,8 +68,8 @@ def _ask_command(args: argparse.Namespace) -> int:
 def _eval_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from canon.evaluation.run import evaluate, markdown_table
     from canon.ask.context import make_embedder
+    from canon.evaluation.run import evaluate, markdown_table
 
     if not args.json:
         print(f"canon eval: building a fresh index of {args.corpus} …", file=sys.stderr)

@@ -12,19 +12,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from canon.index import publish as index
-from canon.registry import store as registry
+from canon.ask.context import ask_context
 from canon.ask.pipeline import Timings, ask
+from canon.ask.resolve import visible
+from canon.ask.understanding.parse import parse_question
 from canon.core.config import PROJECT_ROOT
-from canon.registry.contracts import Contract, load_contract
 from canon.core.dates import parse_as_of
 from canon.core.errors import CanonInputError
+from canon.index import publish as index
 from canon.models.documents import Document, Status
-from canon.ask.understanding.parse import parse_question
-from canon.registry.policy import load_policy, project
+from canon.registry import store as registry
 from canon.registry.build import build_registry
-from canon.ask.resolve import visible
-from canon.ask.context import ask_context
+from canon.registry.contracts import Contract, load_contract
+from canon.registry.policy import load_policy, project
 
 # The release gold sets (name, corpus, gold): the dossier's 11 cases and Canon's harder set.
 RELEASE_SETS = (

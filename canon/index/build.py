@@ -27,22 +27,16 @@ from typing import Any
 
 import duckdb
 
+from canon.core import schema
 from canon.index import rows as index_rows
-from canon.registry import store as registry
 from canon.index.embedding.base import Embedder
 from canon.index.revisions import DEFAULT_TABLE, PublishResult, pending_outbox, served_revision
+from canon.registry import store as registry
 from canon.registry.policy import Policy, project
 
 # canon.index.publish (and with it lancedb, ~2.5 s to import) is imported only when there is work:
 # a no-op in a fresh process -- a sensor tick, a scheduled run -- stays well under a second.
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS index_inputs (
-    revision_id  VARCHAR PRIMARY KEY,
-    input_digest VARCHAR NOT NULL,
-    lance_versions VARCHAR NOT NULL   -- the table's version manifests when the digest was recorded
-);
-"""
 
 
 def input_digest(con: duckdb.DuckDBPyConnection, policy: Policy, embedder: Embedder, options: dict[str, Any]) -> str:
@@ -84,13 +78,13 @@ def _served_if_current(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, digest
 
 
 def build_index(con: duckdb.DuckDBPyConnection, lancedb_dir: str | os.PathLike, embedder: Embedder,
-                policy: Policy, *, run_id: str, **options: Any) -> index.PublishResult:
+                policy: Policy, *, run_id: str, **options: Any) -> PublishResult:
     """Publish the registry's live documents under `policy`; a no-op without loading them
     when the served revision was built from the same inputs."""
     lancedb_dir = Path(lancedb_dir)
     table = options.get("table", DEFAULT_TABLE)
     registry.ensure_schema(con)
-    con.execute(SCHEMA)
+    schema.ensure_index_inputs(con)
     con.execute("ALTER TABLE index_inputs ADD COLUMN IF NOT EXISTS lance_versions VARCHAR DEFAULT ''")
     digest = input_digest(con, policy, embedder, options)
     served = _served_if_current(con, lancedb_dir, digest, table)

@@ -26,20 +26,10 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from canon.core import schema
 from canon.index import rows as index_rows
 from canon.index.revisions import Txn
 from canon.models.documents import Document
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS index_row_memo (
-    lance_table VARCHAR NOT NULL,
-    doc_id      VARCHAR NOT NULL,
-    doc_key     VARCHAR NOT NULL,
-    chunks_json VARCHAR NOT NULL,   -- [[chunk_id, row_hash, lineage record], ...]
-    PRIMARY KEY (lance_table, doc_id)
-);
-"""
-
 
 # chunk_id, row_hash, lineage record (the LINEAGE_FIELDS values, contract_version left None)
 MemoChunk = tuple[str, str, list[Any]]
@@ -55,7 +45,7 @@ def doc_key(doc: Document, *, source_uri: str, model_id: str, chunker: str, max_
 
 
 def load(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, tuple[str, list[MemoChunk]]]:
-    con.execute(SCHEMA)
+    schema.ensure_row_memo(con)
     rows = con.execute("SELECT doc_id, doc_key, chunks_json FROM index_row_memo WHERE lance_table = ?",
                        [table]).fetchall()
     return {doc_id: (key, [tuple(c) for c in json.loads(chunks)]) for doc_id, key, chunks in rows}
@@ -65,7 +55,7 @@ def save(con: duckdb.DuckDBPyConnection, table: str, changed: dict[str, tuple[st
          keep: set[str]) -> None:
     """Write the entries of rebuilt documents and drop those of documents not in `keep`
     (set-based statements over registered Arrow tables: 10k entries in one go)."""
-    con.execute(SCHEMA)
+    schema.ensure_row_memo(con)
     fresh = pa.table({"doc_id": list(changed), "doc_key": [k for k, _ in changed.values()],
                       "chunks_json": [json.dumps(c) for _, c in changed.values()]},
                      schema=pa.schema([("doc_id", pa.string()), ("doc_key", pa.string()),

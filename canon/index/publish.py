@@ -57,21 +57,38 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
-from canon.core import file_lock
-from canon.core import ids
+from canon.core import file_lock, ids
+from canon.core.db import sql_list, sql_literal
+from canon.core.errors import CanonInputError, CanonRunError
 from canon.index import memo as row_memo
 from canon.index.chunking import DEFAULT_CHUNKER, chunk_document
 from canon.index.embedding.base import Embedder, validate_vectors
-from canon.core.errors import CanonInputError, CanonRunError
-from canon.index.rows import (
-    STATE_COLUMNS, SourceUriOf, build_row, rows_to_arrow, state_digest,
-)
 from canon.index.revisions import (  # noqa: F401  (PublishResult, DEFAULT_TABLE re-exported)
-    DEFAULT_TABLE, LINEAGE_FIELDS, PublishResult, Txn, abandon, apply_outbox, copy_revision, ensure_schema, get_revision,  # noqa: F401
-    insert_outbox, insert_revision, next_seq, pending_outbox, served_revision, utcnow,
+    DEFAULT_TABLE,  # noqa: F401
+    LINEAGE_FIELDS,
+    PublishResult,
+    Txn,
+    abandon,
+    apply_outbox,
+    copy_revision,
+    ensure_schema,
+    get_revision,
+    insert_outbox,
+    insert_revision,
+    next_seq,
+    pending_outbox,
+    served_revision,
+    utcnow,
 )
+from canon.index.rows import (
+    STATE_COLUMNS,
+    SourceUriOf,
+    build_row,
+    rows_to_arrow,
+    state_digest,
+)
+from canon.index.search import Hit, IndexNotReady, search  # noqa: F401  (re-exported)
 from canon.index.tuning import tune_indexes
-from canon.index.search import Hit, IndexNotReady, search, sql_literal  # noqa: F401  (re-exported)
 from canon.models.documents import Document
 
 LOCK_NAME = ".canon-publish.lock"
@@ -133,15 +150,11 @@ def _current_state(tbl) -> dict[str, dict[str, str]]:
     return {cid: {c: cols[c][i] for c in STATE_COLUMNS} for i, cid in enumerate(cols["chunk_id"])}
 
 
-def _in_list(values: list[str]) -> str:
-    return "(" + ", ".join(sql_literal(v) for v in values) + ")"
-
-
 def _fetch_vectors(tbl, chunk_ids: list[str]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for i in range(0, len(chunk_ids), _IN_BATCH):
         part = chunk_ids[i:i + _IN_BATCH]
-        t = _scan(tbl, ["chunk_id", "vector"], f"chunk_id IN {_in_list(part)}")
+        t = _scan(tbl, ["chunk_id", "vector"], f"chunk_id IN {sql_list(part)}")
         vecs = t.column("vector").combine_chunks()
         flat = vecs.flatten().to_numpy(zero_copy_only=False).reshape(len(t), -1)
         for cid, v in zip(t.column("chunk_id").to_pylist(), flat):
@@ -340,7 +353,7 @@ def publish(
                 tbl = db.create_table(table, schema=rows_to_arrow([], mat[:0], dims=dims, revision_id="").schema)
             gone = stale + changed
             for i in range(0, len(gone), _IN_BATCH):
-                tbl.delete(f"chunk_id IN {_in_list(gone[i:i + _IN_BATCH])}")
+                tbl.delete(f"chunk_id IN {sql_list(gone[i:i + _IN_BATCH])}")
             if write_ids:
                 tbl.add(rows_to_arrow([desired[c] for c in write_ids], mat, dims=dims, revision_id=revision_id))
             _build_fts(tbl)

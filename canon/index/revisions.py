@@ -14,13 +14,15 @@ keyed by chunk_id alone, as in seed 004.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+
+from canon.core import schema
+from canon.core.clock import utcnow
 
 DEFAULT_TABLE = "chunks"
 
@@ -45,75 +47,6 @@ class PublishResult:
                 "deleted": self.deleted, "rewritten_metadata_only": self.rewritten_metadata_only}
 
 
-DDL = (
-    """
-    CREATE TABLE IF NOT EXISTS index_revisions (
-        revision_id             VARCHAR PRIMARY KEY,
-        seq                     BIGINT NOT NULL,         -- publish order; served = max(seq) among ready
-        lance_table             VARCHAR NOT NULL,
-        lance_version           BIGINT,                  -- null until the LanceDB write finished
-        base_version            BIGINT,                  -- LanceDB version this publish started from
-        embedding_model_id      VARCHAR NOT NULL,
-        embedding_identity_json VARCHAR NOT NULL,
-        policy_revision         VARCHAR NOT NULL,
-        created_at              TIMESTAMP NOT NULL,      -- UTC
-        ready_at                TIMESTAMP,               -- UTC
-        status                  VARCHAR NOT NULL CHECK (status IN ('building', 'ready', 'failed')),
-        row_count               BIGINT,
-        doc_count               BIGINT,
-        chunk_count             BIGINT,
-        embedded_count          BIGINT,
-        reused_count            BIGINT,
-        rewritten_count         BIGINT,                  -- metadata-only rewrites (vector reused)
-        deleted_count           BIGINT,
-        run_id                  VARCHAR NOT NULL,
-        note                    VARCHAR,                 -- publish | policy-only | repair | cleanup rewrite
-        error                   VARCHAR,
-        pruned_at               TIMESTAMP                -- its LanceDB version was removed by cleanup
-    )
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS chunk_lineage (
-        chunk_id         VARCHAR PRIMARY KEY,
-        doc_id           VARCHAR NOT NULL,
-        doc_version      VARCHAR NOT NULL,
-        object_id        VARCHAR NOT NULL,
-        source_uri       VARCHAR NOT NULL,
-        contract_version VARCHAR NOT NULL,
-        chunker          VARCHAR NOT NULL,
-        span_start       INTEGER,
-        span_end         INTEGER,
-        run_id           VARCHAR NOT NULL,
-        first_seen       TIMESTAMP NOT NULL,
-        deleted_at       TIMESTAMP
-    )
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS embedding_lineage (
-        chunk_id       VARCHAR NOT NULL,
-        model_id       VARCHAR NOT NULL,
-        embedding_key  VARCHAR NOT NULL,
-        index_revision VARCHAR NOT NULL,
-        run_id         VARCHAR NOT NULL,
-        PRIMARY KEY (chunk_id, model_id, index_revision)
-    )
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS index_outbox (
-        outbox_id       VARCHAR PRIMARY KEY,
-        revision_id     VARCHAR NOT NULL,
-        lance_table     VARCHAR NOT NULL,
-        base_version    BIGINT,
-        expected_rows   BIGINT NOT NULL,
-        expected_digest VARCHAR NOT NULL,   -- digest of (chunk_id, row_hash) the LanceDB table must hold
-        payload         VARCHAR NOT NULL,   -- JSON: the lineage rows to apply once LanceDB holds the intent
-        status          VARCHAR NOT NULL CHECK (status IN ('pending', 'applied', 'abandoned')),
-        created_at      TIMESTAMP NOT NULL,
-        resolved_at     TIMESTAMP,
-        resolution      VARCHAR
-    )
-    """,
-)
 
 LINEAGE_FIELDS = (
     "chunk_id", "doc_id", "doc_version", "object_id", "source_uri", "contract_version",
@@ -121,13 +54,7 @@ LINEAGE_FIELDS = (
 )
 
 
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-
-
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    for stmt in DDL:
-        con.execute(stmt)
+ensure_schema = schema.ensure_index
 
 
 def has_schema(con: duckdb.DuckDBPyConnection) -> bool:

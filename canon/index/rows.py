@@ -19,8 +19,8 @@ from typing import Any, Callable, Iterable
 import numpy as np
 import pyarrow as pa
 
-from canon.index import chunking
 from canon.core import ids
+from canon.index import chunking
 from canon.index.chunking import Chunk
 from canon.models.documents import Document
 

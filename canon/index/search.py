@@ -35,6 +35,7 @@ import lancedb
 import numpy as np
 from lancedb.background_loop import LOOP
 
+from canon.core.db import sql_literal
 from canon.core.errors import CanonInputError, CanonRunError
 from canon.index.rows import RETURN_COLUMNS
 from canon.index.tuning import ann_params
@@ -66,15 +67,6 @@ class Hit:
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.attrs.get(key, default)
-
-
-def sql_literal(value: object) -> str:
-    """A SQL string literal for LanceDB (DataFusion) filters: quotes doubled,
-    NUL refused. Use for every user-influenced value in a filter."""
-    s = str(value)
-    if "\x00" in s:
-        raise CanonInputError("<filter>", "NUL character in a filter value")
-    return "'" + s.replace("'", "''") + "'"
 
 
 def build_prefilter(role: str, exclude_doc_ids: Iterable[str] = (), statuses: Iterable[str] | None = None,

@@ -53,7 +53,7 @@ import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ContextManager, Iterator
+from typing import Any, Iterator
 
 import attr
 import duckdb
@@ -62,42 +62,22 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from openlineage.client.facet_v2 import RunFacet
 
-from canon.registry import corpus_cache
-from canon.core import ids
+from canon.core import db, ids, schema
+from canon.core.clock import utcnow
+from canon.core.config import PROJECT_ROOT, CanonPaths
+from canon.core.db import Connect, has_table, opened, sql_list, sql_literal
+from canon.core.errors import CanonInputError, CanonRunError
 from canon.index import publish as index
 from canon.index import revisions as index_store
+from canon.registry import corpus_cache
 from canon.registry import store as registry
-from canon.core.config import PROJECT_ROOT, CanonPaths
-from canon.core.errors import CanonInputError, CanonRunError
-from canon.index.search import sql_literal
-from canon.registry.tombstones import forgotten_doc_ids, forgotten_reason, has_table  # noqa: F401  (re-exported)
+from canon.registry.tombstones import forgotten_doc_ids, forgotten_reason  # noqa: F401  (re-exported)
 from canon.run_lineage.events import DatasetRef, LineageEmitter, ParentRun, TransportConfig, canon_table, index_revision
 
 STATES = ("requested", "stores_cleared", "verified")
 REDACTED = "[forgotten]"
 CONTRACTS_DIR = PROJECT_ROOT / "contracts"
 
-DDL = """
-CREATE TABLE IF NOT EXISTS deletions (
-    deletion_id       VARCHAR PRIMARY KEY,
-    doc_id            VARCHAR NOT NULL UNIQUE,     -- the source id the request named; also the tombstone
-    state             VARCHAR NOT NULL CHECK (state IN ('requested', 'stores_cleared', 'verified')),
-    requested_at      TIMESTAMP NOT NULL,          -- UTC; the promise clock starts here
-    stores_cleared_at TIMESTAMP,
-    completed_at      TIMESTAMP,                   -- verified at (UTC)
-    duration_seconds  DOUBLE,                      -- completed_at - requested_at
-    promise_hours     DOUBLE NOT NULL,             -- contract retention.delete_propagation_hours
-    within_promise    BOOLEAN,
-    verified          BOOLEAN NOT NULL,
-    attempts          INTEGER NOT NULL,            -- runs that worked on it (resumes count)
-    run_id            VARCHAR NOT NULL,            -- the last run
-    source_system     VARCHAR,
-    chunk_ids         VARCHAR[] NOT NULL,          -- every chunk id of every version (ids are kept)
-    probe_sha256      VARCHAR[] NOT NULL,          -- sha256 of the phrases verified absent (never the text)
-    details_json      VARCHAR NOT NULL,            -- per-store counts and verification findings
-    error             VARCHAR
-)
-"""
 
 # Tables that may keep a forgotten document's *ids* (they never hold its text).
 ID_TABLES = frozenset({"chunk_lineage", "answer_log", "deletions", "index_outbox", "index_migrations",
@@ -109,7 +89,6 @@ SOURCE_TABLES = frozenset({"dbt_nodes", "dbt_run_results", "dbt_artifact_revisio
 SOURCE_PATHS = ("dbt_target", "dbt_artifacts", "dbt_logs", "warehouse.duckdb", "raw.duckdb")
 INFLIGHT_DIR = ("lifecycle", "inflight")
 
-Connect = Callable[[], ContextManager[duckdb.DuckDBPyConnection]]
 
 
 class DeletionNotVerified(CanonRunError):
@@ -125,17 +104,11 @@ def _checkpoint(name: str) -> None:
     Does nothing in production."""
 
 
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-
-
 # ------------------------------------------------------------------ schema + tombstones
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(DDL)
+ensure_schema = schema.ensure_deletions
 
 
-_has_table = has_table
 
 
 # ------------------------------------------------------------------ results
@@ -265,36 +238,6 @@ class _Timer:
             self.into[name] = round(self.into.get(name, 0.0) + time.perf_counter() - t, 3)
 
 
-def _default_connect(path: Path) -> Connect:
-    @contextlib.contextmanager
-    def _cm() -> Iterator[duckdb.DuckDBPyConnection]:
-        try:
-            con = registry.connect(path)
-        except duckdb.IOException as exc:  # another process writes it (one writer per DuckDB file)
-            raise CanonRunError(f"{path}: cannot open the Canon database ({exc}); run again when it is free") from None
-        try:
-            yield con
-        finally:
-            con.close()
-    return _cm
-
-
-@contextlib.contextmanager
-def opened(connect: Connect) -> Iterator[duckdb.DuckDBPyConnection]:
-    """`with opened(connect) as con`, but the connection is closed even when the body
-    raises (dagster-duckdb's get_connection only closes on success, and a
-    leaked connection would keep the file from being rewritten)."""
-    cm = connect()
-    con = cm.__enter__()
-    try:
-        yield con
-    finally:
-        with contextlib.suppress(Exception):
-            con.close()
-        with contextlib.suppress(Exception):
-            cm.__exit__(None, None, None)
-
-
 def _table_names(lancedb_dir: Path) -> list[str]:
     if not Path(lancedb_dir).exists():
         return []
@@ -312,14 +255,10 @@ def _versions(tbl) -> list[int]:
     return sorted(int(v["version"]) for v in tbl.list_versions())
 
 
-def _in(values: list[str]) -> str:
-    return "(" + ", ".join(sql_literal(v) for v in values) + ")"
-
-
 def _doc_filter(doc_id: str, chunk_ids: list[str]) -> str:
     f = f"doc_id = {sql_literal(doc_id)}"
     if chunk_ids:
-        f += f" OR chunk_id IN {_in(chunk_ids)}"
+        f += f" OR chunk_id IN {sql_list(chunk_ids)}"
     return f
 
 
@@ -363,24 +302,24 @@ def _material(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, doc_id: str) ->
     chunk_ids: set[str] = set()
     source_system = None
     known = False
-    if _has_table(con, "documents"):
+    if has_table(con, "documents"):
         for text, title, system in con.execute(
                 "SELECT text, title, source_system FROM documents WHERE doc_id = ?", [doc_id]).fetchall():
             known = True
             source_system = system
             texts.append(text)
             titles.append(title)
-    if _has_table(con, "document_versions"):
+    if has_table(con, "document_versions"):
         known |= bool(con.execute("SELECT count(*) FROM document_versions WHERE doc_id = ?", [doc_id]).fetchall()[0][0])
-    if _has_table(con, "definitions"):
+    if has_table(con, "definitions"):
         for body, title in con.execute("SELECT body, title FROM definitions WHERE evidence_id = ?", [doc_id]).fetchall():
             texts.append(body)
             titles.append(title)
-    if _has_table(con, "quarantine"):
+    if has_table(con, "quarantine"):
         for (system,) in con.execute("SELECT source_system FROM quarantine WHERE doc_id = ?", [doc_id]).fetchall():
             known = True
             source_system = source_system or system
-    if _has_table(con, "chunk_lineage"):
+    if has_table(con, "chunk_lineage"):
         for (cid,) in con.execute("SELECT chunk_id FROM chunk_lineage WHERE doc_id = ?", [doc_id]).fetchall():
             chunk_ids.add(cid)
     bodies: dict[str, list[tuple[int, str]]] = {}
@@ -405,7 +344,7 @@ def _material(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, doc_id: str) ->
 
 def _probes(con: duckdb.DuckDBPyConnection, doc_id: str, material: dict[str, Any]) -> Probes:
     others: list[str] = []
-    if _has_table(con, "documents"):
+    if has_table(con, "documents"):
         for r in con.execute("SELECT doc_id, object_id, title, text FROM documents WHERE doc_id <> ?",
                              [doc_id]).fetchall():
             others.extend(r)
@@ -428,22 +367,22 @@ def _probes(con: duckdb.DuckDBPyConnection, doc_id: str, material: dict[str, Any
 def _clear_registry(con: duckdb.DuckDBPyConnection, doc_id: str, now: dt.datetime) -> dict[str, int]:
     out = {}
     with index_store.Txn(con):
-        if _has_table(con, "documents"):
+        if has_table(con, "documents"):
             out["documents_redacted"] = con.execute(
                 "UPDATE documents SET text = '', title = '', metadata_json = '{}', updated_at = ?, "
                 "deleted_at = coalesce(deleted_at, ?) "
                 "WHERE doc_id = ? AND (text <> '' OR title <> '' OR metadata_json <> '{}' OR deleted_at IS NULL)",
                 [now, now, doc_id]).fetchall()[0][0]
-        if _has_table(con, "definitions"):
+        if has_table(con, "definitions"):
             out["definitions_deleted"] = con.execute(
                 "DELETE FROM definitions WHERE evidence_id = ?", [doc_id]).fetchall()[0][0]
-        if _has_table(con, "quarantine"):
+        if has_table(con, "quarantine"):
             out["quarantine_deleted"] = con.execute(
                 "DELETE FROM quarantine WHERE doc_id = ? AND NOT coalesce(list_bool_and("
                 "list_transform(reasons, lambda r: starts_with(r, 'forgotten on '))), false)", [doc_id]).fetchall()[0][0]
-        if _has_table(con, "corpus_files"):
+        if has_table(con, "corpus_files"):
             out["corpus_files_deleted"] = corpus_cache.forget_doc(con, doc_id)
-        if _has_table(con, "index_row_memo"):
+        if has_table(con, "index_row_memo"):
             out["row_memo_deleted"] = con.execute(
                 "DELETE FROM index_row_memo WHERE doc_id = ?", [doc_id]).fetchall()[0][0]
     return out
@@ -703,7 +642,7 @@ def _verify_duckdb(con: duckdb.DuckDBPyConnection, doc_id: str, chunk_ids: list[
             if n:
                 findings.append(Finding(f"duckdb:{t}", "row", n))
     if "embedding_lineage" in tables and chunk_ids:
-        n = con.execute(f"SELECT count(*) FROM embedding_lineage WHERE chunk_id IN {_in(chunk_ids)}").fetchall()[0][0]
+        n = con.execute(f"SELECT count(*) FROM embedding_lineage WHERE chunk_id IN {sql_list(chunk_ids)}").fetchall()[0][0]
         if n:
             findings.append(Finding("duckdb:embedding_lineage", "chunk_id", n))
     if "answer_log" in tables:
@@ -844,7 +783,7 @@ def verify(con: duckdb.DuckDBPyConnection, paths: CanonPaths, doc_id: str, chunk
         f_db, src_db, info_db = _verify_duckdb(con, doc_id, chunk_ids, probes)
     with step("verify_lancedb"):
         f_lance, info_lance = _verify_lancedb(con, paths.lancedb_dir, doc_id, chunk_ids, probes, embedder)
-    corpus_root = registry.get_setting(con, "corpus_root") if _has_table(con, "settings") else None
+    corpus_root = registry.get_setting(con, "corpus_root") if has_table(con, "settings") else None
     with step("verify_files"):
         f_files, src_files, scanned = _verify_files(paths, doc_id, chunk_ids, probes,
                                                     [Path(corpus_root)] if corpus_root else [])
@@ -894,7 +833,7 @@ def forget(
     if not doc_id or not doc_id.strip():
         raise CanonInputError("--doc-id", "a document id is required", field="doc_id")
     paths = (paths or CanonPaths.from_env()).ensure()
-    connect = connect or _default_connect(paths.canon_db)
+    connect = connect or db.writer(paths.canon_db)
     run_id = run_id or str(uuid.uuid4())
     own = emitter is None
     em = emitter or LineageEmitter(TransportConfig.from_env(canon_home=paths.home))
@@ -1011,7 +950,7 @@ def _forget(doc_id: str, paths: CanonPaths, connect: Connect, run_id: str, embed
 
 def deletions(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Every deletion request, newest first (for reports and the CLI)."""
-    if not _has_table(con, "deletions"):
+    if not has_table(con, "deletions"):
         return []
     cur = con.execute("SELECT * EXCLUDE (details_json) FROM deletions ORDER BY requested_at DESC")
     cols = [d[0] for d in cur.description]

@@ -47,18 +47,18 @@ import lancedb
 import pyarrow as pa
 from openlineage.client.facet_v2 import RunFacet
 
-from canon.core import ids
+from canon.core import db, ids, schema
+from canon.core.clock import utcnow
+from canon.core.config import CanonPaths
+from canon.core.db import opened
+from canon.core.errors import CanonInputError, CanonRunError
 from canon.index import publish as index
 from canon.index import revisions as index_store
-from canon.registry import store as registry
 from canon.index.chunking import DEFAULT_CHUNKER
-from canon.core.config import CanonPaths
-from canon.index.embedding.factory import BACKENDS, check_backend, default_backend_for, default_embedder
 from canon.index.embedding.base import HashingEmbedder, default_model_path
-from canon.core.errors import CanonInputError, CanonRunError
-from canon.index.revisions import Txn, get_revision, served_revision, utcnow
-from canon.lifecycle.forget import _default_connect as lifecycle_default_connect
-from canon.lifecycle.forget import opened
+from canon.index.embedding.factory import BACKENDS, check_backend, default_backend_for, default_embedder
+from canon.index.revisions import Txn, get_revision, served_revision
+from canon.registry import store as registry
 from canon.run_lineage.events import DatasetRef, LineageEmitter, ParentRun, TransportConfig, index_revision
 
 # (name, corpus, gold): the release gold sets (the same as assets/eval.py's).
@@ -66,38 +66,9 @@ DEFAULT_ROLLBACK_WINDOW = dt.timedelta(days=7)
 ACTIVE_KEY = "index.active_config"
 SPEC_PREFIX = "index.embedder_spec:"
 
-DDL = """
-CREATE TABLE IF NOT EXISTS index_migrations (
-    migration_id            VARCHAR PRIMARY KEY,
-    requested_at            TIMESTAMP NOT NULL,     -- UTC
-    run_id                  VARCHAR NOT NULL,
-    status                  VARCHAR NOT NULL CHECK (status IN ('building', 'built', 'refused', 'failed',
-                                                   'cut_over', 'rolled_back', 'superseded', 'finalized')),
-    from_revision           VARCHAR NOT NULL,       -- served when the migration started
-    from_table              VARCHAR NOT NULL,
-    from_model_id           VARCHAR NOT NULL,
-    from_config_json        VARCHAR NOT NULL,
-    to_table                VARCHAR NOT NULL,
-    to_model_id             VARCHAR NOT NULL,
-    to_config_json          VARCHAR NOT NULL,
-    candidate_lance_version BIGINT,
-    coverage_complete       BOOLEAN,
-    coverage_json           VARCHAR,                -- counts + missing chunk ids
-    eval_json               VARCHAR,                -- per release set: both summaries (no text)
-    gate_passed             BOOLEAN,
-    decision                VARCHAR,                -- why it cut over or refused
-    cutover_revision        VARCHAR,
-    cut_over_at             TIMESTAMP,
-    rollback_until          TIMESTAMP,
-    rollback_revision       VARCHAR,
-    rolled_back_at          TIMESTAMP,
-    finished_at             TIMESTAMP
-)
-"""
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(DDL)
+ensure_schema = schema.ensure_migrations
 
 
 # ------------------------------------------------------------------ configurations
@@ -458,10 +429,6 @@ class MigrationRunFacet(RunFacet):
         return "https://github.com/canon/canon/spec/facets/MigrationRunFacet.json"
 
 
-def _default_connect(path: Path):
-    return lifecycle_default_connect(path)
-
-
 def _migration(con, mid: str) -> dict[str, Any] | None:
     cur = con.execute("SELECT * FROM index_migrations WHERE migration_id = ?", [mid])
     cols = [d[0] for d in cur.description]
@@ -498,7 +465,7 @@ def migrate(
     from canon.registry.workspace import Workspace
 
     paths = (paths or CanonPaths.from_env()).ensure()
-    connect = connect or _default_connect(paths.canon_db)
+    connect = connect or db.writer(paths.canon_db)
     run_id = run_id or str(uuid.uuid4())
     say = progress or (lambda _msg: None)
     own = emitter is None
@@ -742,7 +709,7 @@ def rollback(*, paths: CanonPaths | None = None, connect=None, migration_id: str
              parent: ParentRun | None = None) -> RollbackResult:
     """Serve the pre-migration table again (within the rollback window)."""
     paths = (paths or CanonPaths.from_env()).ensure()
-    connect = connect or _default_connect(paths.canon_db)
+    connect = connect or db.writer(paths.canon_db)
     run_id = run_id or str(uuid.uuid4())
     own = emitter is None
     em = emitter or LineageEmitter(TransportConfig.from_env(canon_home=paths.home))

@@ -27,8 +27,10 @@ from typing import Any, Iterable, Mapping
 
 import duckdb
 
-from canon.core import ids
-from canon.index.revisions import get_revision, has_schema, served_revision, utcnow
+from canon.core import ids, schema
+from canon.core.clock import naive_utc, utcnow
+from canon.core.db import has_table
+from canon.index.revisions import get_revision, has_schema, served_revision
 from canon.models.documents import Document
 from canon.registry.policy import Policy
 from canon.registry.store import version_of
@@ -37,14 +39,6 @@ DEFAULT_REVOCATION_SLA_SECONDS = 300.0
 DEFAULT_MAX_LAG_HOURS = 24.0
 _DETAIL_LIMIT = 50
 
-POLICY_REVISIONS_DDL = """
-CREATE TABLE IF NOT EXISTS policy_revisions (
-    policy_revision VARCHAR PRIMARY KEY,
-    first_seen_at   TIMESTAMP NOT NULL,   -- UTC; the earliest sighting by any Canon component
-    seen_by         VARCHAR NOT NULL,     -- policy_sensor | knowledge_index | revocation_lag check | ...
-    recorded_at     TIMESTAMP NOT NULL    -- UTC; when the row was written
-)
-"""
 
 
 @dataclass
@@ -213,8 +207,7 @@ def _version_first_seen(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str],
 
 # ------------------------------------------------------------ policy revisions
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(POLICY_REVISIONS_DDL)
+ensure_schema = schema.ensure_policy_revisions
 
 
 def record_policy_revision(con: duckdb.DuckDBPyConnection, revision: str, *, seen_by: str,
@@ -222,7 +215,7 @@ def record_policy_revision(con: duckdb.DuckDBPyConnection, revision: str, *, see
     """Record a sighting of a policy revision; keeps the earliest. Returns the
     stored first-seen time (naive UTC)."""
     ensure_schema(con)
-    seen_at = _naive_utc(seen_at or utcnow())
+    seen_at = naive_utc(seen_at or utcnow())
     con.execute(
         """INSERT INTO policy_revisions VALUES (?, ?, ?, ?)
            ON CONFLICT (policy_revision) DO UPDATE SET
@@ -235,23 +228,13 @@ def record_policy_revision(con: duckdb.DuckDBPyConnection, revision: str, *, see
                        [revision]).fetchall()[0][0]
 
 
-def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return bool(con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = current_schema() "
-        "AND database_name = current_database()", [name]).fetchall()[0][0])
-
-
-def _naive_utc(t: dt.datetime) -> dt.datetime:
-    return t.astimezone(dt.timezone.utc).replace(tzinfo=None) if t.tzinfo else t
-
-
 def policy_lags(con: duckdb.DuckDBPyConnection, *, now: dt.datetime | None = None,
                 sla_seconds: float = DEFAULT_REVOCATION_SLA_SECONDS) -> list[dict[str, Any]]:
     """One row per recorded policy revision, oldest first: when it was first
     seen, when a ready index revision first reflected it (itself, or a policy
     revision seen after it), and the lag against the SLA."""
     now = now or utcnow()
-    if not _has_table(con, "policy_revisions"):
+    if not has_table(con, "policy_revisions"):
         return []
     seen = con.execute(
         "SELECT policy_revision, first_seen_at, seen_by FROM policy_revisions ORDER BY first_seen_at").fetchall()

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import duckdb
 
-from canon.registry import contract_state
-from canon.registry import corpus_cache
+from canon.core.clock import utcnow
+from canon.models.documents import Document
+from canon.registry import contract_state, corpus_cache
 from canon.registry import store as registry
 from canon.registry.contracts import Contract
-from canon.sources.corpus.reader import RawRecord, read_corpus
 from canon.registry.gate import GateResult, QuarantineEntry, gate
-from canon.models.documents import Document
 from canon.registry.tombstones import forgotten_doc_ids, forgotten_reason
+from canon.sources.corpus.reader import RawRecord, read_corpus
 
 
 @dataclass
@@ -57,7 +57,7 @@ def _without_forgotten(con: duckdb.DuckDBPyConnection, result: GateResult, contr
     gone = forgotten_doc_ids(con)
     if not gone:
         return result
-    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    now = utcnow()
     label, system = contract.label, contract.source.system
     quarantine = [e for e in result.quarantine if e.doc_id not in gone]
     quarantine += [QuarantineEntry(d.source_uri, d.doc_id, [forgotten_reason(gone[d.doc_id])], d.content_hash, now,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import duckdb
 
-from canon.registry.graph import has_dbt_tables
 from canon.models.documents import Document
+from canon.registry.graph import has_dbt_tables
 from canon.registry.temporal import intervals_overlap, overlapping_pairs
 
 

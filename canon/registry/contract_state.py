@@ -6,9 +6,9 @@ import json
 
 import duckdb
 
+from canon.core.errors import CanonInputError
 from canon.registry import store as registry
 from canon.registry.contracts import Contract, check_upgrade, contract_from_dict
-from canon.core.errors import CanonInputError
 
 
 def _key(contract: Contract) -> str:

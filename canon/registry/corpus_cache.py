@@ -36,32 +36,15 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from canon.core import schema
+from canon.core.clock import utcnow
 from canon.registry.contracts import Contract
-from canon.sources.corpus.reader import DEFAULT_MAX_BYTES, ReadFailure, corpus_files, read_file
 from canon.registry.gate import Checked, GateResult, check_record, decide, require_accepted
+from canon.sources.corpus.reader import DEFAULT_MAX_BYTES, ReadFailure, corpus_files, read_file
 
 CACHE_VERSION = "1"
 RACY_SECONDS = 2.0
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS corpus_files (
-    source_system VARCHAR NOT NULL,
-    path VARCHAR NOT NULL,
-    size BIGINT NOT NULL,
-    mtime_ns BIGINT NOT NULL,
-    ctime_ns BIGINT NOT NULL,
-    inode BIGINT NOT NULL,
-    gate_key VARCHAR NOT NULL,
-    gated_on DATE NOT NULL,
-    recorded_at TIMESTAMP NOT NULL,
-    source_uris VARCHAR[] NOT NULL,
-    doc_ids VARCHAR[] NOT NULL,
-    source_revisions VARCHAR[] NOT NULL,
-    content_hashes VARCHAR[] NOT NULL,
-    identities VARCHAR[] NOT NULL,
-    PRIMARY KEY (source_system, path)
-);
-"""
 
 
 _STRINGS = pa.list_(pa.string())
@@ -89,8 +72,7 @@ class CorpusScan:
         return {"files": self.files, "files_read": self.files_read, "files_trusted": self.files_trusted}
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(SCHEMA)
+ensure_schema = schema.ensure_corpus_files
 
 
 def gate_key(contract: Contract, root: Path) -> str:
@@ -196,7 +178,7 @@ def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, toda
 def record(con: duckdb.DuckDBPyConnection, scanned: CorpusScan) -> None:
     """After the registry stored `scanned.result`: remember the files read this time, forget
     files that left the corpus and entries judged under another gate key."""
-    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    now = utcnow()
     rows = [(*r[:8], now, *r[9:]) for r in scanned._rows]
     con.execute("BEGIN TRANSACTION")
     try:

@@ -22,12 +22,12 @@ from typing import Any, Iterable
 
 from pydantic import ValidationError
 
-from canon.registry import pii
-from canon.registry.contracts import Contract
-from canon.sources.corpus.reader import CorpusRead, RawRecord, ReadFailure
 from canon.core.errors import CanonInputError
 from canon.core.ids import content_hash as hash_text
 from canon.models.documents import CONTRACT_KEYS, Document
+from canon.registry import pii
+from canon.registry.contracts import Contract
+from canon.sources.corpus.reader import CorpusRead, RawRecord, ReadFailure
 
 # Fields that hold hashes, not prose: never PII-scanned.
 _NOT_SCANNED = {"content_hash"}

@@ -11,112 +11,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterable
 
 import duckdb
 import pyarrow as pa
 
+from canon.core import schema
+from canon.core.clock import utcnow
+from canon.core.db import connect  # noqa: F401  (registry.connect: the Canon database)
 from canon.core.ids import doc_version as make_doc_version
 from canon.models.documents import Document
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS documents (
-    doc_id VARCHAR PRIMARY KEY,
-    doc_version VARCHAR NOT NULL,
-    object_id VARCHAR NOT NULL,
-    kind VARCHAR NOT NULL,
-    title VARCHAR NOT NULL,
-    status VARCHAR NOT NULL,
-    authority INTEGER NOT NULL,
-    version VARCHAR NOT NULL,
-    valid_from DATE NOT NULL,
-    valid_to DATE,
-    allowed_roles VARCHAR[] NOT NULL,
-    supersedes VARCHAR,
-    content_hash VARCHAR NOT NULL,
-    text VARCHAR NOT NULL,
-    source_uri VARCHAR NOT NULL,
-    source_system VARCHAR NOT NULL,
-    source_revision VARCHAR NOT NULL,
-    contract_version VARCHAR NOT NULL,
-    metadata_json VARCHAR NOT NULL,
-    first_seen TIMESTAMP NOT NULL,
-    updated_at TIMESTAMP NOT NULL,
-    deleted_at TIMESTAMP
-);
-CREATE TABLE IF NOT EXISTS document_versions (
-    doc_id VARCHAR NOT NULL,
-    doc_version VARCHAR NOT NULL,
-    content_hash VARCHAR NOT NULL,
-    source_uri VARCHAR NOT NULL,
-    contract_version VARCHAR NOT NULL,
-    first_seen TIMESTAMP NOT NULL,
-    run_id VARCHAR NOT NULL,
-    PRIMARY KEY (doc_id, doc_version)
-);
-CREATE TABLE IF NOT EXISTS quarantine (
-    source_uri VARCHAR NOT NULL,
-    doc_id VARCHAR,
-    content_hash VARCHAR NOT NULL,
-    reasons VARCHAR[] NOT NULL,
-    source_system VARCHAR NOT NULL,
-    first_quarantined_at TIMESTAMP NOT NULL,
-    last_seen_at TIMESTAMP NOT NULL,     -- the last run that opened or changed the entry
-    released_at TIMESTAMP,
-    run_id VARCHAR NOT NULL,
-    PRIMARY KEY (source_uri, content_hash)
-);
-CREATE TABLE IF NOT EXISTS settings (
-    key VARCHAR PRIMARY KEY,
-    value VARCHAR NOT NULL
-);
-CREATE TABLE IF NOT EXISTS definitions (
-    object_id VARCHAR NOT NULL,
-    evidence_id VARCHAR NOT NULL,
-    kind VARCHAR NOT NULL,
-    title VARCHAR NOT NULL,
-    version VARCHAR NOT NULL,
-    status VARCHAR NOT NULL,
-    authority INTEGER NOT NULL,
-    valid_from DATE NOT NULL,
-    valid_to DATE,
-    recorded_at TIMESTAMP NOT NULL,
-    supersedes VARCHAR,
-    source_system VARCHAR NOT NULL,
-    source_revision VARCHAR NOT NULL,
-    content_hash VARCHAR NOT NULL,
-    allowed_roles VARCHAR[] NOT NULL,
-    body VARCHAR NOT NULL,
-    metadata_json VARCHAR NOT NULL
-);
-"""
-
-# Half-open business time: valid_from inclusive, valid_to exclusive, NULL = open.
-AS_OF_MACRO = """
-CREATE OR REPLACE MACRO definitions_as_of(d) AS TABLE
-    SELECT * FROM definitions
-    WHERE valid_from <= CAST(d AS DATE) AND (valid_to IS NULL OR CAST(d AS DATE) < valid_to)
-"""
-
-
-def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    path = Path(path)
-    if not read_only:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(path), read_only=read_only)
-    if not read_only:
-        ensure_schema(con)
-    return con
-
-
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(SCHEMA)
-    con.execute(AS_OF_MACRO)
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+ensure_schema = schema.ensure_registry   # the registry's tables: canon/core/schema.py
 
 
 def version_of(doc: Document) -> str:
@@ -179,7 +85,7 @@ def sync_documents(
     identical (canon.registry.corpus_cache checked them against the registry's rows); they
     are kept without being rebuilt or compared.
     """
-    now = now or _now()
+    now = now or utcnow()
     docs = list(docs)
     incoming = [d.doc_id for d in docs]
     existing = {
@@ -291,7 +197,7 @@ def sync_quarantine(
 
     When the open entries are exactly these (same files, hashes and reasons) nothing is
     written: `last_seen_at` is the last run that opened or changed an entry."""
-    now = now or _now()
+    now = now or utcnow()
     entries = list(entries)
     open_now = {(r[0], r[1], tuple(r[2])) for r in con.execute(
         "SELECT source_uri, content_hash, reasons FROM quarantine WHERE source_system = ? AND released_at IS NULL",

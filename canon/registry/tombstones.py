@@ -10,11 +10,7 @@ import datetime as dt
 
 import duckdb
 
-
-def has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return bool(con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = current_schema() "
-        "AND database_name = current_database()", [name]).fetchall()[0][0])
+from canon.core.db import has_table
 
 
 def forgotten_doc_ids(con: duckdb.DuckDBPyConnection) -> dict[str, dt.date]:

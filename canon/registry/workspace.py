@@ -9,10 +9,10 @@ from pathlib import Path
 
 import duckdb
 
-from canon.registry import store as registry
 from canon.core.config import CanonPaths
 from canon.core.errors import CanonInputError
 from canon.models.documents import Document
+from canon.registry import store as registry
 from canon.registry.policy import Policy, load_policy
 
 POLICY_FILE = "policy.yml"

@@ -12,8 +12,8 @@ from typing import Iterable
 
 from rapidfuzz import fuzz
 
-from canon.core.dates import find_date, find_month
 from canon.ask.understanding.fuzzy_filter import BigramIndex
+from canon.core.dates import find_date, find_month
 from canon.models.documents import Document
 
 # Kinds that are governed concepts a user asks about directly.

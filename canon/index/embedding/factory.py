@@ -9,9 +9,9 @@ export does not support.
 
 from __future__ import annotations
 
+from canon.core.errors import CanonInputError
 from canon.index.embedding.base import SentenceTransformerEmbedder
 from canon.index.embedding.onnx import OnnxInt8Embedder
-from canon.core.errors import CanonInputError
 
 DEFAULT_BACKEND = "onnx-int8"
 BACKENDS = {"onnx-int8": OnnxInt8Embedder, "torch": SentenceTransformerEmbedder}

@@ -50,13 +50,17 @@ from pathlib import Path
 
 import numpy as np
 
-from canon.core import file_lock
-from canon.core import ids
+from canon.core import file_lock, ids
+from canon.core.errors import CanonInputError
 from canon.index.embedding.base import (
-    EmbeddingError, EmbeddingIdentity, LocalModel, default_model_path, local_model_name, model_files,
+    EmbeddingError,
+    EmbeddingIdentity,
+    LocalModel,
+    default_model_path,
+    local_model_name,
+    model_files,
     read_local_model,
 )
-from canon.core.errors import CanonInputError
 
 RECIPE = "canon-ort-int8-1"
 OPSET = 17

@@ -18,16 +18,29 @@ from typing import Any
 
 import pyarrow as pa
 
+from canon.core.errors import CanonInputError
 from canon.sources.dbt.column_lineage import column_edges
 from canon.sources.dbt.loading import SUPPORTED, load_json, schema_version
 from canon.sources.dbt.manifest import (
-    EDGES_SCHEMA, NODES_SCHEMA, build_nodes, edges_table, iter_manifest_nodes, model_level_edges,
+    EDGES_SCHEMA,
+    NODES_SCHEMA,
+    build_nodes,
+    edges_table,
+    iter_manifest_nodes,
+    model_level_edges,
 )
 from canon.sources.dbt.run_artifacts import (
-    RUN_RESULTS_SCHEMA, empty_run_results, parse_catalog, parse_run_results, parse_semantic_manifest,
-    parse_sources_json, read_catalog, read_run_results, read_semantic_manifest, read_sources_json,
+    RUN_RESULTS_SCHEMA,
+    empty_run_results,
+    parse_catalog,
+    parse_run_results,
+    parse_semantic_manifest,
+    parse_sources_json,
+    read_catalog,
+    read_run_results,
+    read_semantic_manifest,
+    read_sources_json,
 )
-from canon.core.errors import CanonInputError
 
 __all__ = [
     "ArtifactBundle", "read_artifacts", "read_manifest", "manifest_nodes", "manifest_edges", "manifest_governed",

@@ -14,7 +14,6 @@ never fails the load. Column names are lower-cased.
 from __future__ import annotations
 
 import warnings
-
 from collections.abc import Iterable, Mapping
 from typing import Any
 

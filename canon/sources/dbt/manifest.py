@@ -21,8 +21,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from canon.sources.dbt.loading import SUPPORTED, dumps
 from canon.core.errors import CanonInputError
+from canon.sources.dbt.loading import SUPPORTED, dumps
 
 NODE_TYPES_FROM_NODES = frozenset({"model", "seed", "snapshot", "test"})
 # Top-level manifest sections whose entries become nodes; absent in old schemas.

@@ -10,9 +10,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from canon.core.errors import CanonInputError
 from canon.sources.dbt.loading import load_json, schema_version
 from canon.sources.dbt.manifest import relation_of, strip_quotes
-from canon.core.errors import CanonInputError
 
 RUN_RESULTS_SCHEMA = pa.schema([
     ("unique_id", pa.string()),

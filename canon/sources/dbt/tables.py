@@ -9,6 +9,8 @@ import json
 import duckdb
 import pyarrow as pa
 
+from canon.core import schema
+
 FRESHNESS_SCHEMA = pa.schema([
     ("unique_id", pa.string()), ("source", pa.string()), ("max_loaded_at", pa.string()),
     ("snapshotted_at", pa.string()), ("age_seconds", pa.float64()), ("status", pa.string()),
@@ -39,10 +41,7 @@ def store_bundle(con: duckdb.DuckDBPyConnection, bundle) -> dict[str, int]:
             con.register(view, table)
             con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM {view}")
             con.unregister(view)
-        con.execute(
-            "CREATE TABLE IF NOT EXISTS dbt_artifact_revisions (revision VARCHAR, schema_version INTEGER, "
-            "loaded_at TIMESTAMP DEFAULT now(), summary VARCHAR)"
-        )
+        schema.ensure_dbt_artifact_revisions(con)
         counts = {name: t.num_rows for name, t in tables.items()}
         con.execute(
             "INSERT INTO dbt_artifact_revisions (revision, schema_version, summary) VALUES (?, ?, ?)",

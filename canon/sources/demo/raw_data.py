@@ -28,6 +28,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from canon.core.clock import naive_utc
+
 # Business time covered by the demo data (inclusive).
 FIRST_DAY = dt.date(2025, 1, 1)
 LAST_DAY = dt.date(2026, 11, 30)
@@ -109,9 +111,7 @@ def _days(start: dt.date, end: dt.date):
 
 def _as_naive_utc(now: dt.datetime) -> dt.datetime:
     # dbt compares max(loaded_at) with the warehouse clock in UTC; naive means UTC here.
-    if now.tzinfo is not None:
-        now = now.astimezone(dt.timezone.utc).replace(tzinfo=None)
-    return now.replace(microsecond=0)
+    return naive_utc(now).replace(microsecond=0)
 
 
 def _loaded_at(latest: dt.datetime, i: int, n: int) -> dt.datetime:
