@@ -10,14 +10,25 @@ from pathlib import Path
 
 import pytest
 
+import external_artifacts
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("CANON_SHARED", ROOT.parent / "shared")).resolve()
 # A verbatim copy of ../shared/fixtures/dossier, so a fresh clone tests it.
 DOSSIER = ROOT / "tests" / "fixtures" / "dossier"
+
+
+@pytest.fixture(scope="session")
+def external_dir(tmp_path_factory) -> Path:
+    """The third-party dbt artifact sets, one folder each (tests/external_artifacts.py):
+    the vendored copies decompressed once per session, or CANON_SHARED/external when set."""
+    shared = external_artifacts.shared_override()
+    if shared is not None:
+        return external_artifacts.require_all(shared)
+    return external_artifacts.unpack(tmp_path_factory.mktemp("external"))
 
 
 @pytest.fixture(scope="session")

@@ -1,10 +1,9 @@
-"""canon.sources.dbt.artifacts against real third-party dbt artifacts (../shared/external)
-and against the synthetic generator used by the benchmark."""
+"""canon.sources.dbt.artifacts against real third-party dbt artifacts (tests/fixtures/external,
+unpacked by the `external_dir` fixture) and against the synthetic generator used by the benchmark."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -18,22 +17,14 @@ from canon.sources.dbt.artifacts import (
     read_artifacts, read_manifest, read_run_results, read_sources_json,
 )
 from canon.core.errors import CanonInputError
+from external_artifacts import SETS
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 import gen_manifest  # noqa: E402
 
 
-def _external() -> Path:
-    env = os.environ.get("CANON_SHARED")
-    base = Path(env) if env else Path(__file__).resolve().parents[2] / "shared"
-    return base / "external"
-
-
-EXTERNAL = _external()
-# The third-party artifacts ship beside the repository (../shared/external); they are required.
-assert EXTERNAL.is_dir(), f"{EXTERNAL} not present: set CANON_SHARED to the folder holding external/"
-FOLDERS = sorted(p.name for p in EXTERNAL.iterdir() if p.is_dir())
+FOLDERS = sorted(SETS)
 
 
 def _names(folder: Path) -> dict:
@@ -45,13 +36,16 @@ def _names(folder: Path) -> dict:
             "sources": pick("sources"), "semantic_manifest": pick("semantic_manifest")}
 
 
-_CACHE: dict[str, ArtifactBundle] = {}
+@pytest.fixture(scope="module")
+def load(external_dir):
+    """`load(folder)`: that set's ArtifactBundle, read once per module."""
+    cache: dict[str, ArtifactBundle] = {}
 
-
-def load(name: str) -> ArtifactBundle:
-    if name not in _CACHE:
-        _CACHE[name] = read_artifacts(EXTERNAL / name, **_names(EXTERNAL / name))
-    return _CACHE[name]
+    def read(name: str) -> ArtifactBundle:
+        if name not in cache:
+            cache[name] = read_artifacts(external_dir / name, **_names(external_dir / name))
+        return cache[name]
+    return read
 
 
 def rows(table: pa.Table) -> list[dict]:
@@ -70,9 +64,9 @@ def model_edges(bundle: ArtifactBundle) -> set[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("folder", FOLDERS)
-def test_every_external_folder_loads(folder):
+def test_every_external_folder_loads(folder, load, external_dir):
     b = load(folder)
-    raw = json.loads((EXTERNAL / folder / _names(EXTERNAL / folder)["manifest"]).read_text())
+    raw = json.loads((external_dir / folder / _names(external_dir / folder)["manifest"]).read_text())
     assert b.nodes.schema == NODES_SCHEMA
     assert b.edges.schema == EDGES_SCHEMA
     assert b.run_results.schema == RUN_RESULTS_SCHEMA
@@ -100,7 +94,7 @@ def test_every_external_folder_loads(folder):
         assert isinstance(json.loads(r["meta_json"]), dict)
 
 
-def test_bundle_inserts_into_duckdb(tmp_path):
+def test_bundle_inserts_into_duckdb(tmp_path, load):
     b = load("dbt-project-evaluator")
     con = duckdb.connect(str(tmp_path / "canon.duckdb"))
     nodes, edges, run_results = b.nodes, b.edges, b.run_results  # noqa: F841 - DuckDB scans them by name
@@ -117,7 +111,7 @@ def test_bundle_inserts_into_duckdb(tmp_path):
 # --------------------------------------------------------------------------- specific content
 
 
-def test_project_evaluator_versions_groups_semantic_layer():
+def test_project_evaluator_versions_groups_semantic_layer(load):
     b = load("dbt-project-evaluator")
     n = by_id(b)
     pkg = "dbt_project_evaluator_integration_tests"
@@ -157,9 +151,9 @@ def test_project_evaluator_versions_groups_semantic_layer():
     assert types.count("test") == 72
 
 
-def test_tuva_input_layer_scale_and_mixed_dbt_versions():
+def test_tuva_input_layer_scale_and_mixed_dbt_versions(load, external_dir):
     b = load("tuva-input-layer")
-    raw = read_manifest(EXTERNAL / "tuva-input-layer" / "manifest.json")
+    raw = read_manifest(external_dir / "tuva-input-layer" / "manifest.json")
     assert len(raw["nodes"]) == 1699
     types = b.nodes.column("resource_type").to_pylist()
     # the 4 on-run-start/end operations are not nodes; everything else is
@@ -179,7 +173,7 @@ def test_tuva_input_layer_scale_and_mixed_dbt_versions():
     assert any(r["edge_type"] == "column" for r in rows(b.edges))
 
 
-def test_cosmos_source_freshness_warn():
+def test_cosmos_source_freshness_warn(load, external_dir):
     b = load("cosmos-altered-jaffle-shop")
     assert len(b.freshness) == 1
     f = b.freshness[0]
@@ -191,7 +185,7 @@ def test_cosmos_source_freshness_warn():
     assert f["snapshotted_at"].startswith("2026-11-30T01:33:55")
     assert f["warn_after_minutes"] == 1 and f["error_after_minutes"] is None
     # without a manifest the source name is derived from the unique id
-    alone = read_sources_json(EXTERNAL / "cosmos-altered-jaffle-shop" / "sources.json")
+    alone = read_sources_json(external_dir / "cosmos-altered-jaffle-shop" / "sources.json")
     assert alone[0]["source"] == "postgres_db.raw_orders" and alone[0]["status"] == "warn"
     # sources are named database.schema.identifier
     n = by_id(b)
@@ -199,7 +193,7 @@ def test_cosmos_source_freshness_warn():
     assert b.semantic == {**b.semantic, "metrics": [], "semantic_models": []}
 
 
-def test_solana_v6_old_schema():
+def test_solana_v6_old_schema(load):
     b = load("solana-models-v6")
     assert b.schema_version == 6 and b.dbt_version == "1.2.0"
     types = b.nodes.column("resource_type").to_pylist()
@@ -214,7 +208,7 @@ def test_solana_v6_old_schema():
     assert sum(1 for r in rows(b.edges) if r["edge_type"] == "column") > 100
 
 
-def test_semantic_v12_metrics_chain():
+def test_semantic_v12_metrics_chain(load):
     b = load("jaffle-shop-semantic-v12")
     types = b.nodes.column("resource_type").to_pylist()
     assert types.count("metric") == 19
@@ -249,7 +243,7 @@ def _ancestors(edges: set[tuple[str, str]], node: str) -> set[str]:
     return seen
 
 
-def test_state_fixtures_same_project_across_v10_v11_v12():
+def test_state_fixtures_same_project_across_v10_v11_v12(load):
     loaded = {v: load(f"dbt-core-state-{v}") for v in ("v10", "v11", "v12")}
     ids = {v: sorted(b.nodes.column("unique_id").to_pylist()) for v, b in loaded.items()}
     assert ids["v10"] == ids["v11"] == ids["v12"]
@@ -266,7 +260,7 @@ def test_state_fixtures_same_project_across_v10_v11_v12():
         assert b.run_results.num_rows == 0 and b.freshness == [] and b.semantic is None
 
 
-def test_column_lineage_from_compiled_sql():
+def test_column_lineage_from_compiled_sql(load, external_dir):
     b = load("jaffle-shop-duckdb")
     col = {(r["parent"], r["parent_column"], r["child"], r["child_column"]) for r in rows(b.edges)
            if r["edge_type"] == "column"}
@@ -277,12 +271,13 @@ def test_column_lineage_from_compiled_sql():
     me = model_edges(b)
     assert all((p, c) in me for p, _, c, _ in col)
     # turning it off leaves only model edges
-    off = manifest_edges(read_manifest(EXTERNAL / "jaffle-shop-duckdb" / "manifest.json"), "r", column_lineage=False)
+    off = manifest_edges(read_manifest(external_dir / "jaffle-shop-duckdb" / "manifest.json"), "r",
+                         column_lineage=False)
     assert set(off.column("edge_type").to_pylist()) == {"model"}
 
 
-def test_bad_compiled_sql_never_fails_the_load(tmp_path):
-    raw = json.loads((EXTERNAL / "jaffle-shop-duckdb" / "manifest.json").read_text())
+def test_bad_compiled_sql_never_fails_the_load(tmp_path, external_dir):
+    raw = json.loads((external_dir / "jaffle-shop-duckdb" / "manifest.json").read_text())
     raw["nodes"]["model.jaffle_shop.customers"]["compiled_code"] = "select ((( from where"
     raw["nodes"]["model.jaffle_shop.orders"]["compiled_code"] = "select " + "(" * 5000 + "1" + ")" * 5000
     (tmp_path / "manifest.json").write_text(json.dumps(raw))
@@ -296,8 +291,8 @@ def test_bad_compiled_sql_never_fails_the_load(tmp_path):
 # --------------------------------------------------------------------------- governed meta.canon
 
 
-def test_governed_entries_from_meta_canon(tmp_path):
-    raw = json.loads((EXTERNAL / "jaffle-shop-semantic-v12" / "manifest_1.11.json").read_text())
+def test_governed_entries_from_meta_canon(tmp_path, external_dir):
+    raw = json.loads((external_dir / "jaffle-shop-semantic-v12" / "manifest_1.11.json").read_text())
     model = raw["nodes"]["model.jaffle_shop.orders"]
     model["meta"] = {"canon": {"object_id": "model.sales.orders", "status": "draft", "owner": "x"}, "team": "a"}
     model["config"]["meta"] = {"canon": {"status": "approved"}, "team": "b"}
@@ -324,8 +319,8 @@ def test_governed_entries_from_meta_canon(tmp_path):
 
 
 @pytest.fixture()
-def jaffle_copy(tmp_path):
-    for f in (EXTERNAL / "jaffle-shop-duckdb").iterdir():
+def jaffle_copy(tmp_path, external_dir):
+    for f in (external_dir / "jaffle-shop-duckdb").iterdir():
         shutil.copy(f, tmp_path / f.name)
     return tmp_path
 
@@ -414,11 +409,11 @@ def test_optional_files_can_be_absent_or_ignored(jaffle_copy):
     assert b.run_results.num_rows == 0 and "run_results" not in b.files
 
 
-def test_read_run_results_standalone():
-    t = read_run_results(EXTERNAL / "tuva-v8" / "run_results.json")
+def test_read_run_results_standalone(external_dir):
+    t = read_run_results(external_dir / "tuva-v8" / "run_results.json")
     assert t.num_rows == 399 and set(t.column("schema_version").to_pylist()) == {4}
     assert t.column("relation_name").null_count == 399  # run-results v4 has no relation_name
-    t = read_run_results(EXTERNAL / "cosmos-altered-jaffle-shop" / "run_results.json", revision="rev")
+    t = read_run_results(external_dir / "cosmos-altered-jaffle-shop" / "run_results.json", revision="rev")
     r = {x["unique_id"]: x for x in t.to_pylist()}["seed.altered_jaffle_shop.raw_orders"]
     assert r["rows_affected"] == 99 and r["status"] == "success" and r["artifact_revision"] == "rev"
     assert r["started_at"].endswith("+00:00")
