@@ -8,4 +8,4 @@ __version__ = "0.1.0"
 
 from canon.core.lazy_imports import defer_rest_client as _defer_rest_client
 
-_defer_rest_client()   # `import lancedb` 3.0 -> 1.2 s per process; see canon/core/lazy_imports.py
+_defer_rest_client()   # most of `import lancedb`'s cost, skipped; see canon/core/lazy_imports.py

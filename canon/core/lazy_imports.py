@@ -3,9 +3,9 @@
 lancedb imports `lance_namespace`, which imports the generated model classes
 of `lance_namespace_urllib3_client`, the REST client of the Lance namespace
 service. That package's `__init__` also imports its nine API modules, whose
-pydantic `validate_call` decorators build ~370 validators at import: 1.8 of
-the 3.0 s `import lancedb` takes on this machine, paid by every fresh process
-(each Dagster step, each `canon` command).
+pydantic `validate_call` decorators build hundreds of validators at import:
+most of what `import lancedb` costs, paid by every fresh process (each Dagster
+step, each `canon` command). `make bench` measures process start-up.
 
 `defer_rest_client()` registers the package without running its `__init__`:
 its submodules (`.models`, which lance_namespace needs) import as usual from

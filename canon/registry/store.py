@@ -260,7 +260,7 @@ def refresh_definitions(con: duckdb.DuckDBPyConnection) -> int:
 
 def table_signature(con: duckdb.DuckDBPyConnection, table: str) -> tuple:
     """(rows, sum and xor of each whole row's hash): changes when any value of any row does.
-    ~30 ms at 10,000 documents, where hashing their text as one string takes ~0.5 s."""
+    DuckDB's row hash, aggregated in SQL: far cheaper than hashing every text in Python."""
     return tuple(con.execute(f"SELECT count(*), coalesce(sum(hash(t)::HUGEINT), 0), coalesce(bit_xor(hash(t)), 0) "
                              f"FROM {table} t").fetchall()[0])
 

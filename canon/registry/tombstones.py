@@ -1,7 +1,8 @@
 """Tombstones of `canon forget`, read where the index stack is not needed.
 
 The registry build asks on every run whether a doc_id was forgotten; importing
-canon.lifecycle.forget for that would load LanceDB (~2.5 s), so the read lives here.
+canon.lifecycle.forget for that would load LanceDB (seconds per process), so the
+read lives here.
 """
 
 from __future__ import annotations
