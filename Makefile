@@ -39,10 +39,10 @@ ui: install
 	$(BIN)/dagster dev -w workspace.yaml
 
 bench-metadata: install
-	$(BIN)/python bench/metadata_bench.py
+	$(BIN)/python -m bench.metadata
 
 bench: install
-	$(BIN)/python bench/run_bench.py
+	$(BIN)/python -m bench
 
 clean:
 	rm -rf $(CANON_HOME) dbt_project/target dbt_project/logs

@@ -1,8 +1,8 @@
 """Seeded generator of Canon's benchmark corpus.
 
-    python bench/gen_corpus.py OUT_DIR [--docs 10000] [--seed 42] [--synth-share 0.5]
+    .venv/bin/python -m bench.gen_corpus OUT_DIR [--docs 10000] [--seed 42] [--synth-share 0.5]
 
-The corpus is a folder Canon reads as it is (DESIGN.md, "Documents"):
+The corpus is a folder Canon reads as it is (canon/sources/corpus/reader.py):
 
   synth/        the peers' corpus: ../shared/bench/dbt-ml/tools/gen_synth.py run with the same
                 N and seed the peer benchmarks use, so Canon and dbt-ml / LlamaIndex read
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from bench.settings import REPO
 
 DOMAINS = ["finance", "commerce", "marketing", "logistics", "support", "billing", "product", "risk", "hr", "supply"]
 ADJ = ["net", "gross", "active", "paid", "open", "first", "repeat", "average", "median", "total", "churned",

@@ -1,6 +1,6 @@
 """Seeded generator of a synthetic dbt target directory (manifest schema v12).
 
-    python bench/gen_manifest.py OUT_DIR [--nodes 5500] [--seed 7]
+    .venv/bin/python -m bench.gen_manifest OUT_DIR [--nodes 5500] [--seed 7]
 
 Writes manifest.json (sources, layered models with versions and compiled SQL,
 seeds, snapshots, data tests, semantic models, metrics incl. derived ones,

@@ -1,11 +1,12 @@
-"""Optional peer runs (`bench/run_bench.py --peers`): dbt-ml 0.8.0 and a LlamaIndex
+"""Optional peer runs (`python -m bench --peers`): dbt-ml 0.8.0 and a LlamaIndex
 IngestionPipeline, each through its own script in ../shared/bench/<peer>/run_bench.sh, on the
 peers' own corpus (dbt-ml's tools/gen_synth.py, same N and seed) and changed by the same tool
 (tools/mutate_doc.py) — and Canon on exactly those files, step for step, in the same run.
 
 Like for like: the peers time every step as a new process under /usr/bin/time -v, so Canon's
 steps are new processes too, timed by wall clock from here (imports, model load and exit
-included); the in-process time of each Canon step is kept beside it.
+included); the in-process time of each Canon step is kept beside it. Each Canon step is the case
+`peer_step` (bench/pipeline.py), run through the `run_child` the caller passes in (bench/child.py).
 
   LlamaIndex (default 1,000 docs): Canon with the real all-MiniLM-L6-v2 — cold <= 1.0x, no-op <= 0.5x.
   dbt-ml     (default 5,000 docs): Canon with its deterministic HashingEmbedder (dbt-ml uses its own
@@ -23,16 +24,14 @@ import json
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH))
-import gen_corpus  # noqa: E402
+from bench import gen_corpus
+from bench.timing import loadavg, median
 
 SECTION = "5 peers"
 PEER_FIGURES = [
@@ -126,18 +125,6 @@ def _env(peer_home: Path) -> dict[str, str]:
 
 # ------------------------------------------------------------------ Canon on the peers' corpus
 
-def case_peer_step(p: dict[str, Any]) -> dict[str, Any]:
-    """Child: one Canon build step (a new process, as the peers' steps are)."""
-    import run_bench as rb
-    emb = rb.TimedEmbedder(rb.make_embedder(p["embedder"]))
-    t0 = time.perf_counter()
-    r = rb.pipeline(Path(p["corpus"]), Path(p["ws"]), emb, run_id=p["run_id"])
-    return {**rb.public(r), "in_process_s": time.perf_counter() - t0}
-
-
-CHILD_CASES = {"peer_step": case_peer_step}
-
-
 def canon_steps(run_child: Callable, work: Path, n: int, seed: int, reps: int, embedder: str,
                 ask_queries: int = 0) -> dict[str, Any]:
     """Canon's (a) cold, (b) no-op, (c) one body, (d) one metadata change on gen_synth N SEED, each a new
@@ -172,11 +159,6 @@ def canon_steps(run_child: Callable, work: Path, n: int, seed: int, reps: int, e
     return out
 
 
-def _med(xs: list[float]) -> float | None:
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
 def _walls(steps: dict[str, list[dict[str, Any]]], s: str) -> list[float]:
     return [x["wall_s"] for x in steps.get(s, [])]
 
@@ -194,15 +176,15 @@ def run_llamaindex(F, raw: dict, run_child: Callable, work: Path, peer_home: Pat
         raise PeerSkipped(f"LlamaIndex cold run failed: {peer['a_cold'][0]['stats'].get('error') if peer['a_cold'] else 'no output'}")
     canon = canon_steps(run_child, work / "canon-llamaindex", n, seed, reps, "hashing" if quick else "st")
     raw["peers_llamaindex"] = {"peer": peer, "canon": canon, "results_dir": str(out)}
-    li_cold, li_noop = _med(_walls(peer, "a_cold")), _med(_walls(peer, "b_nochange"))
-    c_cold, c_noop = _med(_walls(canon, "a_cold")), _med(_walls(canon, "b_nochange"))
+    li_cold, li_noop = median(_walls(peer, "a_cold")), median(_walls(peer, "b_nochange"))
+    c_cold, c_noop = median(_walls(canon, "a_cold")), median(_walls(canon, "b_nochange"))
     chunks = peer["a_cold"][0]["stats"].get("chunks_out")
     F.add("peers.llamaindex.cold_s", SECTION, f"LlamaIndex cold, {n} docs ({chunks} chunks)", _walls(peer, "a_cold"),
           "s", load=load, rss=peer["a_cold"][0]["peak_rss_mb"],
           note=f"run() {peer['a_cold'][0]['stats'].get('run_s')} s; peak RSS {peer['a_cold'][0]['peak_rss_mb']:.0f} MB")
     F.add("peers.llamaindex.canon_cold_s", SECTION, f"Canon cold, same files ({canon['a_cold'][0]['chunks']} chunks)",
           _walls(canon, "a_cold"), "s", load=load, rss=canon["a_cold"][0]["peak_rss_mb"],
-          note=f"in process {_med([x['in_process_s'] for x in canon['a_cold']]):.1f} s; "
+          note=f"in process {median([x['in_process_s'] for x in canon['a_cold']]):.1f} s; "
                f"peak RSS {canon['a_cold'][0]['peak_rss_mb']:.0f} MB")
     F.add("peers.llamaindex.ratio_cold", SECTION, "Canon cold / LlamaIndex cold (real model)", c_cold / li_cold, "x",
           "<= 1.0", c_cold / li_cold <= 1.0, load=load,
@@ -214,8 +196,8 @@ def run_llamaindex(F, raw: dict, run_child: Callable, work: Path, peer_home: Pat
     for s, label in (("c_body1", "one body change"), ("d_meta1", "status+roles change")):
         pe = peer[s][0]["stats"].get("embedded_texts") if peer[s] else None
         F.add(f"peers.llamaindex.ratio_{s}", SECTION, f"Canon / LlamaIndex, {label}",
-              _med(_walls(canon, s)) / _med(_walls(peer, s)), "x", load=load,
-              note=f"LlamaIndex {_med(_walls(peer, s)):.1f} s, {pe} embedded; Canon {_med(_walls(canon, s)):.1f} s, "
+              median(_walls(canon, s)) / median(_walls(peer, s)), "x", load=load,
+              note=f"LlamaIndex {median(_walls(peer, s)):.1f} s, {pe} embedded; Canon {median(_walls(canon, s)):.1f} s, "
                    f"{canon[s][0]['embedded']} embedded")
     if peer["limit"]:
         lim = peer["limit"][0]["stats"]
@@ -243,25 +225,25 @@ def run_dbtml(F, raw: dict, run_child: Callable, work: Path, peer_home: Path, se
               if (out / f"rep{i}_chunks.txt").exists()]
     canon = canon_steps(run_child, work / "canon-dbtml", n, seed, reps, "hashing", ask_queries=queries)
     raw["peers_dbtml"] = {"peer": peer, "search": search, "canon": canon, "results_dir": str(out)}
-    d_cold, c_cold = _med(_walls(peer, "a_cold")), _med(_walls(canon, "a_cold"))
+    d_cold, c_cold = median(_walls(peer, "a_cold")), median(_walls(canon, "a_cold"))
     F.add("peers.dbtml.cold_s", SECTION, f"dbt-ml cold, {n} docs ({chunks[0] if chunks else '?'} chunks)",
           _walls(peer, "a_cold"), "s", load=load, rss=peer["a_cold"][0]["peak_rss_mb"],
           note=f"peak RSS {peer['a_cold'][0]['peak_rss_mb']:.0f} MB")
     F.add("peers.dbtml.canon_cold_s", SECTION, f"Canon cold, same files ({canon['a_cold'][0]['chunks']} chunks)",
           _walls(canon, "a_cold"), "s", load=load, rss=canon["a_cold"][0]["peak_rss_mb"],
-          note=f"in process {_med([x['in_process_s'] for x in canon['a_cold']]):.1f} s; "
+          note=f"in process {median([x['in_process_s'] for x in canon['a_cold']]):.1f} s; "
                f"peak RSS {canon['a_cold'][0]['peak_rss_mb']:.0f} MB")
     F.add("peers.dbtml.ratio_cold", SECTION, "Canon (hashing) cold / dbt-ml cold", c_cold / d_cold, "x", "<= 0.25",
           c_cold / d_cold <= 0.25, load=load)
     for s, key, label, target in (("b_nochange", "ratio_noop", "no-op", 0.1),
                                   ("c_body1", "ratio_one_change", "one body change", 0.1),
                                   ("d_meta1", "ratio_meta_change", "status+roles change", None)):
-        pv, cv = _med(_walls(peer, s)), _med(_walls(canon, s))
+        pv, cv = median(_walls(peer, s)), median(_walls(canon, s))
         F.add(f"peers.dbtml.{key}", SECTION, f"Canon / dbt-ml, {label}", cv / pv, "x",
               f"<= {target}" if target else "", (cv / pv <= target) if target else None, load=load,
               note=f"dbt-ml {pv:.1f} s, Canon {cv:.1f} s (embedded {canon[s][0]['embedded']})")
-    d95 = _med([s.get("hybrid", {}).get("p95_ms") for s in search])
-    c95 = _med([r["passes"][0]["ask_peer"]["p95_ms"] for r in canon.get("ask", [])])
+    d95 = median([s.get("hybrid", {}).get("p95_ms") for s in search])
+    c95 = median([r["passes"][0]["ask_peer"]["p95_ms"] for r in canon.get("ask", [])])
     if d95 and c95:
         F.add("peers.dbtml.ratio_ask_p95", SECTION, "Canon ask p95 / dbt-ml hybrid search p95", c95 / d95, "x",
               "<= 0.5", c95 / d95 <= 0.5, load=load,
@@ -278,7 +260,6 @@ def run(F, raw: dict, *, run_child: Callable, work: Path, home: Path, seed: int,
     if gen_corpus.gen_synth_script() is None or gen_corpus.mutate_doc_script() is None:
         skip_all(F, "the peers' corpus tools (../shared/bench/dbt-ml/tools) are not here")
         return
-    from run_bench import loadavg
     for name, fn in (("llamaindex", lambda ld: run_llamaindex(F, raw, run_child, work / "peers", peer_home, seed,
                                                                 n_llama, reps, queries, quick, ld)),
                      ("dbtml", lambda ld: run_dbtml(F, raw, run_child, work / "peers", peer_home, seed, n_dbtml,

@@ -14,10 +14,9 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+from bench import figures, gen_corpus, report
 
-import gen_corpus  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _front_matter(path: Path) -> tuple[dict, str]:
@@ -112,20 +111,18 @@ def test_mutations_change_only_what_they_say(tmp_path):
 
 
 def test_tiny_quick_run_writes_every_figure_key(tmp_path):
-    import run_bench
-
     env = dict(os.environ, CANON_HOME=str(tmp_path / "home"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     out = tmp_path / "results.json"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "run_bench.py"), "--quick", "--docs", "40", "--real-docs", "30",
+        [sys.executable, "-m", "bench", "--quick", "--docs", "40", "--real-docs", "30",
          "--chunks", "60", "--queries", "4", "--out", str(out)],
         cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     data = json.loads(out.read_text())
     assert not data["errors"]
-    missing = [k for k in run_bench.FIGURE_KEYS if k not in data["figures"]]
+    missing = [k for k in report.FIGURE_KEYS if k not in data["figures"]]
     assert not missing, missing
-    for key in run_bench.FIGURE_KEYS:
+    for key in report.FIGURE_KEYS:
         fig = data["figures"][key]
         assert {"value", "target", "status", "min", "max", "reps", "load"} <= set(fig), key
         if key.startswith("peers."):
@@ -153,20 +150,18 @@ def _limit_result(gold_default: dict) -> dict:
 def test_the_backend_is_kept_only_while_the_gold_sets_hold():
     """figures_backend: speed-up and CPU ratio per repetition; the gold figure is met only when
     actions and recall@3 equal PyTorch's and the release gate passes."""
-    import run_bench
-
-    F = run_bench.Figures()
-    run_bench.figures_backend(F, _limit_result({}))
+    F = report.Figures()
+    figures.figures_backend(F, _limit_result({}))
     rows = {r["key"]: r for r in F.rows}
     assert rows["limit.backend.speedup_over_torch"]["samples"] == [2.0, 4.6 / 2.2]
     assert rows["limit.backend.speedup_over_torch"]["status"] == "met"
     assert rows["limit.backend.cpu_ratio_over_torch"]["samples"] == [2.0, 6.4 / 3.1]
     assert rows["limit.backend.gold_unchanged"]["status"] == "met"
-    F = run_bench.Figures()
-    run_bench.figures_backend(F, _limit_result({"action_accuracy": 10 / 11, "passed": 10}))
+    F = report.Figures()
+    figures.figures_backend(F, _limit_result({"action_accuracy": 10 / 11, "passed": 10}))
     gold = {r["key"]: r for r in F.rows}["limit.backend.gold_unchanged"]
     assert gold["status"] == "MISSED" and gold["value"] == "CHANGED" and "actions 1.0/0.909" in gold["note"]
-    F = run_bench.Figures()
-    run_bench.figures_backend(F, {**_limit_result({}), "gold": {}})
+    F = report.Figures()
+    figures.figures_backend(F, {**_limit_result({}), "gold": {}})
     gold = {r["key"]: r for r in F.rows}["limit.backend.gold_unchanged"]
     assert gold["status"] == "MISSED" and gold["value"] == "no gold sets"

@@ -19,9 +19,9 @@ from canon.sources.dbt.artifacts import (
 from canon.core.errors import CanonInputError
 from external_artifacts import SETS
 
+from bench import gen_manifest
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "bench"))
-import gen_manifest  # noqa: E402
 
 
 FOLDERS = sorted(SETS)

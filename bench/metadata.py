@@ -1,8 +1,8 @@
 """Benchmark: load dbt artifacts and insert nodes + edges into a DuckDB file.
 
-    .venv/bin/python bench/metadata_bench.py [--nodes 5500] [--reps 5] [--seed 7]
+    .venv/bin/python -m bench.metadata [--nodes 5500] [--reps 5] [--seed 7] [--skip-real]
 
-Cases (each measured in its own child process, so peak RSS is per case):
+Cases (each measured in its own child process, bench/metadata_load.py, so peak RSS is per case):
   synthetic-N        bench/gen_manifest.py target dir (manifest v12 + run_results + sources.json),
                      column lineage on (the default)
   synthetic-N-nocol  the same, column lineage off (what the SQL parsing costs)
@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -28,7 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from bench import gen_manifest
+from bench.settings import REPO, canon_home
+
 TARGET_SECONDS = 10.0
 TARGET_RSS_MB = 1024.0
 
@@ -36,40 +37,6 @@ TARGET_RSS_MB = 1024.0
 def _shared_external() -> Path:
     env = os.environ.get("CANON_SHARED")
     return (Path(env) if env else REPO.parent / "shared") / "external"
-
-
-def measure(target: str, reps: int, column_lineage: bool) -> dict:
-    """Child-process body: warm-up + `reps` timed iterations; returns timings and peak RSS."""
-    sys.path.insert(0, str(REPO))
-    import duckdb
-
-    from canon.sources.dbt.artifacts import read_artifacts
-
-    def once(db_path: Path) -> dict:
-        t0 = time.perf_counter()
-        bundle = read_artifacts(target, column_lineage=column_lineage)
-        t1 = time.perf_counter()
-        con = duckdb.connect(str(db_path))
-        nodes, edges = bundle.nodes, bundle.edges  # noqa: F841 - DuckDB scans the Arrow tables by name
-        con.execute("CREATE TABLE dbt_nodes AS SELECT * FROM nodes")
-        con.execute("CREATE TABLE lineage_edges AS SELECT * FROM edges")
-        n_nodes = con.execute("SELECT count(*) FROM dbt_nodes").fetchall()[0][0]
-        n_edges = con.execute("SELECT count(*) FROM lineage_edges").fetchall()[0][0]
-        n_col = con.execute("SELECT count(*) FROM lineage_edges WHERE edge_type = 'column'").fetchall()[0][0]
-        con.close()
-        t2 = time.perf_counter()
-        return {"read_s": t1 - t0, "insert_s": t2 - t1, "total_s": t2 - t0, "nodes": n_nodes, "edges": n_edges,
-                "column_edges": n_col, "governed": len(bundle.governed), "freshness": len(bundle.freshness),
-                "run_results": bundle.run_results.num_rows}
-
-    runs = []
-    with tempfile.TemporaryDirectory(prefix="canon-bench-db-") as tmp:
-        for i in range(reps + 1):
-            r = once(Path(tmp) / f"run{i}.duckdb")
-            if i:
-                runs.append(r)
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    return {"runs": runs, "peak_rss_mb": peak_kb / 1024.0}
 
 
 def _summarise(name: str, target: Path, size_mb: float, child: dict, column_lineage: bool) -> dict:
@@ -92,7 +59,7 @@ def _summarise(name: str, target: Path, size_mb: float, child: dict, column_line
 
 
 def _run_child(target: Path, reps: int, column_lineage: bool) -> dict:
-    cmd = [sys.executable, __file__, "--measure", str(target), "--reps", str(reps)]
+    cmd = [sys.executable, "-m", "bench.metadata_load", str(target), "--reps", str(reps)]
     if not column_lineage:
         cmd.append("--no-column-lineage")
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=str(REPO))
@@ -105,18 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--skip-real", action="store_true", help="skip the tuva-input-layer case")
-    ap.add_argument("--measure", help=argparse.SUPPRESS)
-    ap.add_argument("--no-column-lineage", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
-    if args.measure:  # child mode
-        print(json.dumps(measure(args.measure, args.reps, not args.no_column_lineage)))
-        return 0
-
-    sys.path.insert(0, str(REPO / "bench"))
-    import gen_manifest
-
-    home = Path(os.environ.get("CANON_HOME", str(REPO / "var")))
+    home = canon_home()
     results = []
     with tempfile.TemporaryDirectory(prefix="canon-bench-") as tmp:
         t0 = time.perf_counter()
