@@ -21,12 +21,12 @@ from typing import Callable
 import duckdb
 
 from canon.ask import answer_log, links
-from canon.ask.resolve import DENY_TEXT, claims_of, resolve_object, sentences, visible
+from canon.ask.resolve import DENY_TEXT, claims_of, resolve_object, sentences
 from canon.ask.understanding.parse import ObjectMatch, ParsedQuestion, normalize, object_catalog, parse_question
 from canon.core.errors import CanonRunError
 from canon.models.documents import Document, Status
 from canon.models.responses import Claim, Evidence, Freshness, Response
-from canon.registry.policy import Policy
+from canon.registry.policy import Policy, revoked_doc_ids, visible_docs
 from canon.registry.temporal import period_label
 
 # Governed concepts a question can be about, in the order they win a tie.
@@ -79,11 +79,6 @@ class FreshnessIndex:
     observed: list[tuple]                    # links.observations(snapshot), same order
     by_family: dict[tuple | None, list[int]]
     by_source: dict[str, list[int]]
-
-
-def policy_key(policy: Policy) -> tuple:
-    """Everything visibility depends on: the revision and every revoke rule."""
-    return (policy.revision, tuple((r.role, r.doc_id, r.object_id) for r in policy.revoke))
 
 
 @dataclass
@@ -156,15 +151,15 @@ class AskContext:
         """The role's visible set under the live policy (read on every question:
         a new policy revision or changed rules take effect on the next question)."""
         self._fresh()
-        key = (role, policy_key(self.policy))
+        key = (role, self.policy.visibility_key())
         v = self._views.get(key)
         if v is None:
-            shown = [d for d in self.docs if visible(d, role, self.policy)]
+            shown = visible_docs(self.docs, role, self.policy)
             by_kind: dict[str, list[Document]] = {}
             for d in shown:
                 by_kind.setdefault(d.kind, []).append(d)
             shown_ids = {d.doc_id for d in shown}
-            revoked = [d.doc_id for d in self.docs if role in d.allowed_roles and not visible(d, role, self.policy)]
+            revoked = revoked_doc_ids(self.docs, role, self.policy)
             v = RoleView(role=role, policy_key=key[1], shown=shown, shown_ids=shown_ids,
                          shown_objects={d.object_id: d for d in shown}, by_kind=by_kind,
                          by_id={d.doc_id: d for d in shown}, revoked=revoked)
