@@ -29,7 +29,8 @@ from rapidfuzz import fuzz
 
 from canon.ask import answer_log, calculate, compose, links
 from canon.ask.resolve import DENY_TEXT, claims_of, resolve_object
-from canon.ask.understanding.parse import ObjectMatch, ParsedQuestion, normalize, object_catalog, parse_question
+from canon.ask.understanding.match import ObjectMatch, normalize, object_catalog
+from canon.ask.understanding.parse import ParsedQuestion, parse_question
 from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
 from canon.registry.graph import has_dbt_tables, upstream
