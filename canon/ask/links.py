@@ -30,8 +30,8 @@ _KEY = 12   # object ids are found in a text by their first _KEY characters, the
 
 class KindIndex:
     """The documents of one kind in a document list, indexed for `siblings` and
-    `_referenced`, which would otherwise scan the list per answer (~13-15 ms each
-    at 60k documents). Same results as the scans, in the same order. `ask` keeps
+    `_referenced`, which would otherwise scan the whole list on every answer.
+    Same results as the scans, in the same order. `ask` keeps
     one per kind on each role's visible set (`RoleView.kind_index`)."""
 
     def __init__(self, docs: list[Document], kind: str):
@@ -121,7 +121,8 @@ def raw_sources_from_edges(edges: list[tuple[str, str]]) -> list[str]:
 
 def observations(doc: Document) -> tuple[dt.datetime | None, list[dict]]:
     """A freshness snapshot's observation time and per-source observations
-    (structured front matter, else the dossier's sentence form)."""
+    (structured front matter, else the sentence form of a Markdown snapshot:
+    "Observed at …", "<source> max_loaded_at <ts>, SLA <n> hours")."""
     observed = doc.metadata.get("observed_at")
     m = _OBSERVED_AT.search(doc.text)
     if not observed and m:

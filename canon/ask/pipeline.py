@@ -7,10 +7,16 @@
 5. stale      – evidence is always composed from the registry's live revision;
                 the index only contributes chunk ids when it holds that revision
 6. compose    – deterministic text and claims from the selected evidence only
+                (canon/ask/compose.py; freshness ages and metric values are
+                computed in canon/ask/calculate.py)
 7. log        – one answer_log row (ids and versions, never text)
 
 Retrieved text is data: nothing in it is ever parsed as an instruction, and
 the only things read from evidence bodies are sentences to cite.
+
+This module is longer than most: it holds the steps in their order plus the
+per-role structures (`AskContext`, `RoleView`) every step reads, which read
+best beside the steps that use them.
 """
 
 import datetime as dt
@@ -19,15 +25,16 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import duckdb
+from rapidfuzz import fuzz
 
-from canon.ask import answer_log, links
-from canon.ask.resolve import DENY_TEXT, claims_of, resolve_object, sentences, visible
-from canon.ask.understanding.parse import ObjectMatch, ParsedQuestion, normalize, object_catalog, parse_question
-from canon.core.errors import CanonRunError
+from canon.ask import answer_log, calculate, compose, links
+from canon.ask.resolve import DENY_TEXT, claims_of, resolve_object
+from canon.ask.understanding.match import ObjectMatch, normalize, object_catalog
+from canon.ask.understanding.parse import ParsedQuestion, parse_question
 from canon.models.documents import Document, Status
-from canon.models.responses import Claim, Evidence, Freshness, Response
-from canon.registry.policy import Policy
-from canon.registry.temporal import period_label
+from canon.models.responses import Evidence, Response
+from canon.registry.graph import has_dbt_tables, upstream
+from canon.registry.policy import Policy, revoked_doc_ids, visible_docs
 
 # Governed concepts a question can be about, in the order they win a tie.
 CONCEPT_PRIORITY = {"metric_definition": 0, "model_schema": 1, "policy": 2, "restricted_memo": 3, "runbook": 4}
@@ -79,11 +86,6 @@ class FreshnessIndex:
     observed: list[tuple]                    # links.observations(snapshot), same order
     by_family: dict[tuple | None, list[int]]
     by_source: dict[str, list[int]]
-
-
-def policy_key(policy: Policy) -> tuple:
-    """Everything visibility depends on: the revision and every revoke rule."""
-    return (policy.revision, tuple((r.role, r.doc_id, r.object_id) for r in policy.revoke))
 
 
 @dataclass
@@ -156,15 +158,15 @@ class AskContext:
         """The role's visible set under the live policy (read on every question:
         a new policy revision or changed rules take effect on the next question)."""
         self._fresh()
-        key = (role, policy_key(self.policy))
+        key = (role, self.policy.visibility_key())
         v = self._views.get(key)
         if v is None:
-            shown = [d for d in self.docs if visible(d, role, self.policy)]
+            shown = visible_docs(self.docs, role, self.policy)
             by_kind: dict[str, list[Document]] = {}
             for d in shown:
                 by_kind.setdefault(d.kind, []).append(d)
             shown_ids = {d.doc_id for d in shown}
-            revoked = [d.doc_id for d in self.docs if role in d.allowed_roles and not visible(d, role, self.policy)]
+            revoked = revoked_doc_ids(self.docs, role, self.policy)
             v = RoleView(role=role, policy_key=key[1], shown=shown, shown_ids=shown_ids,
                          shown_objects={d.object_id: d for d in shown}, by_kind=by_kind,
                          by_id={d.doc_id: d for d in shown}, revoked=revoked)
@@ -260,24 +262,14 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     primary = res.chosen
     evidence = [Evidence.of(primary, "primary")]
     claims = claims_of(primary, day)
-    answer = _definition_text(primary, day)
+    answer = compose.definition_text(primary, day)
 
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
         answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
 
     conflicts = _named_conflicts(ctx, p, primary, shown, role)
     if conflicts:
-        for c in conflicts:
-            evidence.append(Evidence.of(c, "conflict"))
-            claims.append(Claim(claim=f"{c.doc_id} is {c.status.value} {c.kind.replace('_', ' ')} (authority {c.authority}), "
-                                      f"not the governing {primary.kind.replace('_', ' ')}",
-                                evidence_id=c.doc_id, evidence_revision=c.content_hash,
-                                supported_span=sentences(c.text)[0] if c.text else "", effective_for=day))
-        named = ", ".join(f"{c.title} ({c.doc_id}, {c.status.value}, {c.kind.replace('_', ' ')})" for c in conflicts)
-        answer = (f"No — {named} is not the governing definition" + (f" for {day.isoformat()}" if day else "") +
-                  f". The governing evidence is {primary.doc_id} ({primary.status.value}, {period_label(primary)}): "
-                  + answer)
-        return Response(action="answer_conflict", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
+        return compose.conflict_answer(primary, conflicts, answer, evidence, claims, day, role)
     return Response(action="answer", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
 
 
@@ -307,57 +299,23 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
     return top[0].object_id, []
 
 
-def _definition_text(doc: Document, day: dt.date | None) -> str:
-    when = f"For the {day.strftime('%B')} {day.day}, {day.year} reporting date, the" if day else "The"
-    return (f"{when} applicable governed revision is {doc.title} ({doc.doc_id}, version {doc.version}, "
-            f"{doc.status.value}, {period_label(doc)}). {doc.text}")
-
-
 def _with_graph(ctx, p, primary, view: RoleView, evidence, claims, day):
     """Model and lineage follow the graph: metric revision → model version → lineage."""
-    shown_ids = view.shown_ids
     model = links.linked(primary, view.kind_index("model_schema"), day, by_id=view.by_id)
     lineage_doc = links.linked(primary, view.kind_index("lineage"), day, by_id=view.by_id)
-    parts = []
     sources: list[str] = []
-    graph_nodes = None
     if ctx.con is not None and primary.metadata.get("dbt_unique_id"):
-        from canon.registry.graph import has_dbt_tables, upstream
-
         if has_dbt_tables(ctx.con):
             graph_nodes = upstream(ctx.con, primary.metadata["dbt_unique_id"])
             sources = sorted(n["relation_name"] or n["id"] for n in graph_nodes.sources())
     if not sources and lineage_doc is not None:
         sources = links.raw_sources_from_edges(links.lineage_edges_from_text(lineage_doc))
-    if p.intent == "model" and model is not None and model.doc_id in shown_ids:
-        evidence = [Evidence.of(model, "primary"), Evidence.of(primary, "supporting")]
-        claims = claims_of(model, day) + claims[:2]
-        when = f"For {day.isoformat()}, the" if day else "The"
-        return (f"{when} supporting model of {primary.doc_id} is {model.title} ({model.doc_id}). {model.text}",
-                evidence, claims)
-    if model is not None:
-        evidence.append(Evidence.of(model, "supporting"))
-        claims += claims_of(model, day, limit=2)
-        parts.append(f"The definition is supported by {model.doc_id} ({model.title}).")
-    if lineage_doc is not None:
-        evidence.append(Evidence.of(lineage_doc, "supporting"))
-    if sources:
-        src_doc = lineage_doc or primary
-        parts.append("Its lineage traces to " + ", ".join(sources) + ".")
-        claims += [Claim(claim=f"{primary.doc_id} depends on raw source {s}", evidence_id=src_doc.doc_id,
-                         evidence_revision=src_doc.content_hash,
-                         supported_span=next((x for x in sentences(src_doc.text) if s in x), s), effective_for=day)
-                   for s in sources]
-    answer = _definition_text(primary, day) + " " + " ".join(parts) + " Evidence: " + ", ".join(
-        e.doc_id for e in evidence) + "."
-    return answer, evidence, claims
+    return compose.graph_answer(p.intent, primary, model, lineage_doc, sources, view.shown_ids, evidence, claims, day)
 
 
 def _related(ctx, doc: Document, concept_id: str) -> bool:
     """A named source is about the concept when it shares the concept's domain and
     a name word, or one of its names matches one of the concept's names."""
-    from rapidfuzz import fuzz
-
     concept = ctx.catalog[concept_id]
     entry = ctx.catalog[doc.object_id]
     if entry.names & concept.names:
@@ -441,15 +399,12 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
     return None, Response(action="abstain", role=role, as_of=p.as_of, answer=why, reason="no_approved_evidence")
 
 
-# ---------------------------------------------------------------- calculations
-
-
-def _fmt_age(minutes: int) -> str:
-    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60:02d} min"
+# ---------------------------------------------------------------- freshness and metric values
 
 
 def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, view: RoleView) -> Response:
-    """Deterministic arithmetic: each source's age at the observation time against its SLA."""
+    """The newest visible freshness snapshot of the concept (its family, or one of
+    its raw sources); `calculate.freshness` does the arithmetic."""
     fx = ctx.freshness_index(view)
     concept_docs = [d for d in ctx.by_object.get(concept, []) if d.doc_id in view.shown_ids]
     sources: set[str] = set()
@@ -464,42 +419,16 @@ def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, view
     related = sorted(hit)
     if p.as_of is not None:
         related = [i for i in related if fx.snapshots[i].in_effect(p.as_of)]
-    def no_observation() -> Response:
-        return Response(action="abstain", role=role, as_of=p.as_of, reason="no_observation",
-                        answer="No freshness observation you may see covers that object" +
-                               (f" on {p.as_of.isoformat()}." if p.as_of else "."))
-
     if not related:
-        return no_observation()
+        return calculate.no_observation(role, p.as_of)
     newest = max(related, key=lambda i: (fx.observed[i][0] or dt.datetime.min.replace(tzinfo=dt.timezone.utc)))
-    snap = fx.snapshots[newest]
     observed_at, obs = fx.observed[newest]
-    if observed_at is None or not obs:
-        # A snapshot without an observation time or per-source readings: nothing to compute from.
-        return no_observation()
-    items = []
-    for o in obs:
-        age = int((observed_at - o["max_loaded_at"]).total_seconds() // 60)
-        sla = o["sla_minutes"] or 0
-        items.append(Freshness(source=o["source"], max_loaded_at=o["max_loaded_at"].isoformat().replace("+00:00", "Z"),
-                               age_minutes=age, sla_minutes=sla, fresh=bool(sla) and age <= sla,
-                               observed_at=observed_at.isoformat().replace("+00:00", "Z"), age=_fmt_age(age)))
-    stale = [f for f in items if not f.fresh]
-    verdict = "All sources are within SLA" if not stale else f"{len(stale)} of {len(items)} sources are past their SLA"
-    answer = f"{verdict} at {observed_at.strftime('%Y-%m-%dT%H:%M:%SZ')}: " + "; ".join(
-        f"{f.source} {f.age} old (SLA {_fmt_age(f.sla_minutes)}, {'fresh' if f.fresh else 'STALE'})" for f in items) + "."
-    claims = [Claim(claim=f"{f.source} was {f.age} old against an SLA of {_fmt_age(f.sla_minutes)}",
-                    evidence_id=snap.doc_id, evidence_revision=snap.content_hash,
-                    supported_span=next((s for s in sentences(snap.text) if f.source in s), f.source),
-                    effective_for=p.as_of) for f in items]
-    return Response(action="calculate", role=role, as_of=p.as_of, answer=answer,
-                    evidence=[Evidence.of(snap, "primary")], claims=claims, freshness=items,
-                    calculation={"kind": "freshness", "observed_at": items[0].observed_at if items else None,
-                                 "all_fresh": not stale})
+    return calculate.freshness(fx.snapshots[newest], observed_at, obs, role, p.as_of)
 
 
 def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:
-    """Numbers come from the semantic layer, after the governing definition is resolved."""
+    """Numbers come from the semantic layer, after the governing definition is
+    resolved for the first and the last day of the period."""
     start, end = p.period
     last = end - dt.timedelta(days=1)
     revisions = ctx.by_object.get(concept, [])
@@ -515,34 +444,7 @@ def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -
                                f"({first_res.chosen.doc_id} then {last_res.chosen.doc_id}); a person must decide "
                                "how to report the period.",
                         evidence=[Evidence.of(first_res.chosen, "conflict"), Evidence.of(last_res.chosen, "conflict")])
-    primary = last_res.chosen
-    if ctx.metric_values is None:
-        return Response(action="abstain", role=role, as_of=last, reason="no_semantic_layer",
-                        answer=f"{primary.doc_id} governs {start:%B %Y}, but no semantic layer is connected to "
-                               "compute its value.", evidence=[Evidence.of(primary, "primary")])
-    try:
-        result = ctx.metric_values(primary, start, end)
-    except CanonRunError as exc:  # e.g. the warehouse is locked by a running dbt build
-        return Response(action="abstain", role=role, as_of=last, reason="semantic_layer_unavailable",
-                        answer=f"{primary.doc_id} governs {start:%B %Y}, but the semantic layer is unavailable: {exc}",
-                        evidence=[Evidence.of(primary, "primary")])
-    if result is not None and result.get("value") is None:
-        return Response(action="calculate", role=role, as_of=last, evidence=[Evidence.of(primary, "primary")],
-                        answer=f"No {primary.object_id} rows fall in {start:%B %Y} under {primary.doc_id}.",
-                        calculation={"kind": "metric_value", "metric": result["metric"], "value": None,
-                                     "period_start": start.isoformat(), "period_end": end.isoformat(),
-                                     "sql": result["sql"], "query_id": result["query_id"]})
-    if result is None:
-        return Response(action="abstain", role=role, as_of=last, reason="metric_not_computable",
-                        answer=f"{primary.doc_id} governs {start:%B %Y}, but the semantic layer cannot compute it.",
-                        evidence=[Evidence.of(primary, "primary")])
-    answer = (f"Net value of {primary.object_id} for {start:%B %Y} under {primary.doc_id}: "
-              f"{result['value']:,.2f} {result.get('unit', '')}".rstrip() + f" (query: {result['query_id']}).")
-    return Response(action="calculate", role=role, as_of=last, answer=answer,
-                    evidence=[Evidence.of(primary, "primary")], claims=claims_of(primary, last, limit=2),
-                    calculation={"kind": "metric_value", "metric": result["metric"], "value": result["value"],
-                                 "period_start": start.isoformat(), "period_end": end.isoformat(),
-                                 "sql": result["sql"], "query_id": result["query_id"]})
+    return calculate.metric_value(last_res.chosen, start, end, ctx.metric_values, role)
 
 
 # ---------------------------------------------------------------- safety

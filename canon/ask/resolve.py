@@ -13,7 +13,7 @@ import duckdb
 from canon.models.documents import Document
 from canon.models.responses import Claim, Evidence, LineageEdge, LineageGraph, Response
 from canon.registry.graph import Subgraph, has_dbt_tables, upstream
-from canon.registry.policy import Policy, is_visible
+from canon.registry.policy import Policy, visible, visible_docs
 from canon.registry.temporal import TemporalResult, period_label, resolve_revision
 
 DENY_TEXT = "You are not authorized to see the evidence this question needs. Nothing about it can be shown."
@@ -33,10 +33,6 @@ def claims_of(doc: Document, day: dt.date | None, limit: int = 6) -> list[Claim]
     ]
 
 
-def visible(doc: Document, role: str, policy: Policy) -> bool:
-    return is_visible(policy, role, doc.doc_id, doc.object_id, doc.allowed_roles)
-
-
 @dataclass
 class ObjectResolution:
     """The outcome of resolving one object; `response` is filled for every non-answer."""
@@ -54,7 +50,7 @@ def resolve_object(
     if not revisions:
         return ObjectResolution(TemporalResult("none"), None, Response(
             action="abstain", answer=f"No evidence is registered for {object_id}.", reason="unknown_object", **base))
-    shown = [d for d in revisions if visible(d, role, policy)]
+    shown = visible_docs(revisions, role, policy)
     if not shown:
         return ObjectResolution(TemporalResult("none"), None, Response(action="deny", answer=DENY_TEXT, reason="not_authorized", **base))
     # Temporal truth is decided over every revision, so a hidden authoritative

@@ -14,7 +14,6 @@ from typing import Any
 
 from canon.ask.context import ask_context
 from canon.ask.pipeline import Timings, ask
-from canon.ask.resolve import visible
 from canon.ask.understanding.parse import parse_question
 from canon.core.config import PROJECT_ROOT
 from canon.core.dates import parse_as_of
@@ -24,7 +23,7 @@ from canon.models.documents import Document, Status
 from canon.registry import store as registry
 from canon.registry.build import build_registry
 from canon.registry.contracts import Contract, load_contract
-from canon.registry.policy import load_policy, project
+from canon.registry.policy import load_policy, project, visible
 
 # The release gold sets (name, corpus, gold): the dossier's 11 cases and Canon's harder set.
 RELEASE_SETS = (

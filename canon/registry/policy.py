@@ -1,16 +1,25 @@
-"""The live access policy (policy.yml), checked at query time.
+"""The live access policy (policy.yml) and the one visibility rule.
 
 A document is visible to a role iff the role is in its `allowed_roles` and no
-revoke rule matches. The live policy is read on every query, independently of
-the ACL copied into the index, so a revocation takes effect before the index
-is re-projected.
+revoke rule of the live policy matches (`is_visible`; `visible` and
+`visible_docs` apply it to documents). Every query-time decision goes through
+these functions: `canon ask`, `canon resolve` / `canon lineage` and the
+evaluation's leak check. The live policy is read on every query, independently
+of the ACL copied into the index, so a revocation takes effect before the
+index is re-projected (docs/design.md, "Access policy").
+
+The served index keeps its own copy of the ACL: `project` computes it at
+build time, and `canon/index/search.py` turns the role into a LanceDB
+prefilter over that copy. That prefilter only narrows retrieval; the rule here
+stays the authority, and `revoked_doc_ids` lists what the copy may still admit
+until the index is re-projected.
 """
 
 from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
-from typing import Iterable, Protocol
+from typing import Iterable, Protocol, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -56,11 +65,23 @@ class Policy(BaseModel):
             data = {**data, "revision": str(data["revision"])}
         return data
 
+    def revokes(self, role: str, doc_id: str, object_id: str) -> bool:
+        """Does any revoke rule take this (document, role) away?"""
+        return any(rule.matches(role, doc_id, object_id) for rule in self.revoke)
+
+    def visibility_key(self) -> tuple:
+        """Everything visibility under this policy depends on: the revision and
+        every revoke rule (a cache of visible sets is keyed by it)."""
+        return (self.revision, tuple((r.role, r.doc_id, r.object_id) for r in self.revoke))
+
 
 class Readable(Protocol):
     doc_id: str
     object_id: str
     allowed_roles: Iterable[str]
+
+
+R = TypeVar("R", bound=Readable)
 
 
 def load_policy(path: Path | None) -> Policy:
@@ -83,17 +104,25 @@ def load_policy(path: Path | None) -> Policy:
 
 
 def is_visible(policy: Policy, role: str, doc_id: str, object_id: str, allowed_roles: Iterable[str]) -> bool:
+    """The visibility rule: the document's ACL admits the role and the live policy does not revoke it."""
     if role not in set(allowed_roles):
         return False
-    return not any(rule.matches(role, doc_id, object_id) for rule in policy.revoke)
+    return not policy.revokes(role, doc_id, object_id)
 
 
-def revoked_doc_ids(policy: Policy, role: str, docs: Iterable[Readable]) -> set[str]:
-    """Doc ids whose ACL admits the role but which the live policy revokes."""
-    return {
-        d.doc_id for d in docs
-        if role in set(d.allowed_roles) and any(r.matches(role, d.doc_id, d.object_id) for r in policy.revoke)
-    }
+def visible(doc: Readable, role: str, policy: Policy) -> bool:
+    return is_visible(policy, role, doc.doc_id, doc.object_id, doc.allowed_roles)
+
+
+def visible_docs(docs: Iterable[R], role: str, policy: Policy) -> list[R]:
+    """The documents `role` may see under `policy`, in their given order."""
+    return [d for d in docs if visible(d, role, policy)]
+
+
+def revoked_doc_ids(docs: Iterable[Readable], role: str, policy: Policy) -> list[str]:
+    """Doc ids, in their given order, whose ACL admits the role but which the
+    live policy revokes: what the index's copy of the ACL may still admit."""
+    return [d.doc_id for d in docs if role in d.allowed_roles and not visible(d, role, policy)]
 
 
 def project(docs: Iterable, policy: Policy) -> list:
@@ -102,6 +131,6 @@ def project(docs: Iterable, policy: Policy) -> list:
     query time stays the authority."""
     out = []
     for d in docs:
-        roles = tuple(r for r in d.allowed_roles if not any(rule.matches(r, d.doc_id, d.object_id) for rule in policy.revoke))
+        roles = tuple(r for r in d.allowed_roles if not policy.revokes(r, d.doc_id, d.object_id))
         out.append(d if roles == tuple(d.allowed_roles) else d.model_copy(update={"allowed_roles": roles}))
     return out

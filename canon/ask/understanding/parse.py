@@ -1,26 +1,14 @@
-"""Question parsing: which analytical object(s), which reporting date, which
-intent, and which non-authoritative source the user names. Object matching
-uses governance metadata only (ids, titles, declared aliases), never document
-text, so it can run before retrieval and decide denials without reading
-restricted content."""
+"""Question parsing: the question → its parsed intent. Which reporting date
+(or month), which intent words, which governed objects it names (matched by
+canon/ask/understanding/match.py) and which non-authoritative sources it names
+as saying something (`extract_named_sources`)."""
 
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Iterable
 
-from rapidfuzz import fuzz
-
-from canon.ask.understanding.fuzzy_filter import BigramIndex
+from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_objects, normalize
 from canon.core.dates import find_date, find_month
-from canon.models.documents import Document
-
-# Kinds that are governed concepts a user asks about directly.
-CONCEPT_KINDS = ("metric_definition", "model_schema", "restricted_memo", "policy")
-# Words too generic to identify an object on their own.
-_STOP = {"the", "a", "an", "of", "for", "and", "or", "to", "in", "on", "is", "what", "which", "our", "definition",
-         "governed", "metric", "model", "v1", "v2", "v3", "version", "draft", "scenario", "dbt", "schema"}
 
 INTENT_WORDS = {
     "lineage": ("source", "sources", "lineage", "upstream", "downstream", "feeds", "feed", "comes from",
@@ -29,44 +17,6 @@ INTENT_WORDS = {
     "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "late", "up to date", "up-to-date", "lag"),
     "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure"),
 }
-
-# A named, possibly contradicting source: "the old wiki says", "according to a runbook".
-SOURCE_NOUNS = {
-    "wiki": ("wiki",), "page": ("wiki",), "confluence": ("wiki",), "runbook": ("runbook",),
-    "playbook": ("runbook",), "note": ("untrusted_note", "note"), "notes": ("untrusted_note", "note"),
-    "memo": ("restricted_memo", "memo"), "draft": (), "proposal": (), "doc": (), "document": (),
-}
-_SOURCE = re.compile(
-    r"\b(?:the|a|an|our|this|that|some)?\s*(?P<mod>old|older|legacy|previous|outdated|former|archived|new|latest|draft)?\s*"
-    r"(?P<noun>wiki(?:\s+page)?|page|confluence|runbook|playbook|notes?|memo|draft|proposal|doc|document)\b"
-    r"(?P<tail>[^.?!]{0,40}?\b(?:says?|said|states?|claims?|mentions?|suggests?|lists?|defines?|shows?|reads?)\b)?",
-    re.I,
-)
-_ACCORDING = re.compile(r"\baccording to\b", re.I)
-
-
-def normalize(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
-
-
-@dataclass
-class ObjectEntry:
-    object_id: str
-    kinds: set[str]
-    names: set[str]
-    domain: str
-    # Full object ids ("metric saas mrr"): matched only when written out whole.
-    exact: set[str] = field(default_factory=set)
-
-
-@dataclass
-class ObjectMatch:
-    object_id: str
-    score: float
-    kinds: set[str]
-    domain: str
-    name: str
-
 
 @dataclass
 class NamedSource:
@@ -93,308 +43,6 @@ class ParsedQuestion:
         return "definition"
 
 
-def _humanize(segment: str) -> str:
-    return segment.replace("_", " ").replace("-", " ").strip()
-
-
-class Catalog(dict):
-    """object_id -> ObjectEntry, with what every question reuses computed once:
-    the distinctive words, and (built on first use) the `MatchIndex` that tells
-    `match_objects` which entries can reach the threshold at all."""
-
-    distinctive: dict[str, set[str]]
-    match_index: "MatchIndex | None" = None
-    match_uses: int = 0
-
-
-def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
-    """Names an object answers to: its id, its last id segment, its titles and declared aliases."""
-    catalog: dict[str, ObjectEntry] = Catalog()
-    for d in docs:
-        parts = d.object_id.split(".")
-        domain = parts[1] if len(parts) > 2 else ""
-        entry = catalog.setdefault(d.object_id, ObjectEntry(d.object_id, set(), set(), domain))
-        entry.kinds.add(d.kind)
-        entry.exact.add(normalize(d.object_id))
-        entry.names.add(normalize(_humanize(parts[-1])))
-        if d.kind not in ("metric_definition", "lineage", "freshness_snapshot"):
-            # Titles of versioned definitions repeat the concept name with noise ("v3 proposal").
-            entry.names.add(normalize(d.title))
-        for alias in d.metadata.get("aliases", []) or []:
-            entry.names.add(normalize(str(alias)))
-    for entry in catalog.values():
-        # Short names ("mrr", "gmv") are kept: they match only as whole words.
-        entry.names = {n for n in entry.names if n and n not in _STOP and len(n) >= 3}
-    catalog.distinctive = _distinctive(catalog)
-    return catalog
-
-
-def _same_word(a: str, b: str) -> bool:
-    if a == b or a.rstrip("s") == b.rstrip("s"):
-        return True
-    return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88
-
-
-@lru_cache(maxsize=1 << 16)
-def _word_positions(w: str, q_words: tuple[str, ...]) -> tuple[int, ...]:
-    """Where `w` occurs in the question, up to plurals and misspellings. Cached: the
-    names scored for one question share most of their words."""
-    return tuple(i for i, qw in enumerate(q_words) if _same_word(w, qw))
-
-
-def _scattered(words: list[str], q_words: list[str] | tuple[str, ...], window: int = 6) -> bool:
-    """Every word of the name within a few words of each other, in any order
-    ("customers count as active" names "active customers")."""
-    q_words = q_words if isinstance(q_words, tuple) else tuple(q_words)
-    firsts = []
-    for w in words:
-        hits = _word_positions(w, q_words)
-        if not hits:
-            return False
-        firsts.append(hits[0])
-    return max(firsts) - min(firsts) <= window
-
-
-@lru_cache(maxsize=256)
-def _words_of(question: str) -> tuple[str, ...]:
-    return tuple(question.split())
-
-
-@lru_cache(maxsize=1 << 17)
-def _name_core(name: str) -> tuple[tuple[str, ...], str]:
-    """A name's words without stop words, and their join (the part fuzzy-matched)."""
-    words = tuple(w for w in name.split() if w not in _STOP)
-    return words, " ".join(words)
-
-
-def _name_score(name: str, question: str, core_scores: dict[str, float] | None = None) -> float:
-    """`core_scores`, if given, holds partial_ratio(core, question) for every core that
-    reaches the MatchIndex cutoff: a core missing from it scores below the cutoff, and
-    so below any score that can win a match, and is scored 0 instead of re-computed."""
-    if f" {name} " in f" {question} ":
-        return 100.0
-    words, core = _name_core(name)
-    if not words:
-        return 0.0
-    if len(core) < 5:
-        return 0.0  # short names ("mrr") only ever match as whole words, above
-    # partial_ratio tolerates misspellings ("net revnue") inside a longer question.
-    if core_scores is None:
-        score = float(fuzz.partial_ratio(core, question))
-    else:
-        score = core_scores.get(core, 0.0)
-    if len(core) < 8:
-        score -= 10  # short names match too easily by accident
-    if score < 85 and len(words) >= 2 and _scattered(words, _words_of(question)):
-        score = 88.0
-    return score
-
-
-# How a question names a kind of document ("the rebate memo").
-KIND_NOUNS = {
-    "restricted_memo": ("memo",), "memo": ("memo",), "runbook": ("runbook", "playbook"), "wiki": ("wiki", "page"),
-    "metric_definition": ("metric", "definition"), "model_schema": ("model", "table"), "policy": ("policy",),
-    "untrusted_note": ("note",), "note": ("note",), "lineage": ("lineage",),
-}
-
-
-_ALL_KIND_NOUNS = {n for nouns in KIND_NOUNS.values() for n in nouns}
-
-
-def _tokens(text: str) -> set[str]:
-    # Kind nouns ("runbook", "memo") say what sort of document, not which one.
-    return {t for t in text.split() if len(t) >= 3 and t not in _STOP and t not in _ALL_KIND_NOUNS}
-
-
-def _distinctive(catalog: dict[str, ObjectEntry]) -> dict[str, set[str]]:
-    """Tokens that name exactly one object: 'rebate' identifies the rebate memo
-    even when the question words its title differently."""
-    owners: dict[str, set[str]] = {}
-    for entry in catalog.values():
-        for tok in {t for n in entry.names for t in _tokens(n)}:
-            owners.setdefault(tok, set()).add(entry.object_id)
-    out: dict[str, set[str]] = {}
-    for tok, objs in owners.items():
-        if len(objs) == 1:
-            out.setdefault(next(iter(objs)), set()).add(tok)
-    return out
-
-
-@lru_cache(maxsize=1 << 16)
-def _token_in(t: str, q_tokens: frozenset[str]) -> bool:
-    """`t` is a question word, or (5+ letters) one misspelled. Cached: one question's
-    candidates share most of their tokens."""
-    return t in q_tokens or (len(t) >= 5 and any(fuzz.ratio(t, w) >= 88 for w in q_tokens))
-
-
-def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: frozenset[str]) -> float:
-    hits = {t for t in distinctive if _token_in(t, q_tokens)}
-    noun = any(n in q_tokens for k in entry.kinds for n in KIND_NOUNS.get(k, ()))
-    if len(hits) >= 2 or (hits and noun):
-        return 90.0 + min(len(hits), 5)
-    return 0.0
-
-
-def _score_entry(entry: ObjectEntry, q: str, q_tokens: frozenset[str], distinctive: dict[str, set[str]],
-                 threshold: float, core_scores: dict[str, float] | None = None) -> ObjectMatch | None:
-    """The score of one catalog entry for the normalized question `q` (None below the threshold)."""
-    best, best_name = 0.0, ""
-    for name in entry.names:
-        s = _name_score(name, q, core_scores)
-        if s > best or (s == best and len(name) > len(best_name)):
-            best, best_name = s, name
-    for name in entry.exact:
-        if f" {name} " in f" {q} ":
-            best, best_name = 101.0, name
-    by_tokens = _token_score(entry, distinctive.get(entry.object_id, set()), q_tokens)
-    if by_tokens > best:
-        best, best_name = by_tokens, "distinctive words"
-    if entry.domain and f" {entry.domain} " in f" {q} ":
-        best += 2  # naming the domain ("finance") disambiguates
-    if best >= threshold:
-        return ObjectMatch(entry.object_id, best, entry.kinds, entry.domain, best_name)
-    return None
-
-
-# The domain bonus is the most a score can gain after the name/token scoring.
-_DOMAIN_BONUS = 2.0
-# Margin under the lowest raw score that can still reach the threshold, so float
-# rounding in the C++ scorers can never drop a candidate.
-_MARGIN = 1.0
-
-
-class MatchIndex:
-    """Which catalog entries can reach a match threshold for a question, without
-    scoring every entry in Python. Each way an entry can score is indexed, and an
-    entry is a candidate if any of them can fire; candidates are then scored by
-    the same `_score_entry` as before, so the result equals the exhaustive scan:
-
-    - a name or object id written out whole  -> phrase lookup over the question's word n-grams
-    - `partial_ratio(core, question)` high    -> rapidfuzz over the distinct cores that share enough
-                                                 bigrams with the question to reach the cutoff
-                                                 (`canon.ask.understanding.fuzzy_filter`, lossless)
-    - every word of a name near the question  -> name words indexed; a word matches if equal,
-      (`_scattered`)                             equal without a plural s, or ratio >= 88
-                                                 (over the words the bigram bound lets through)
-    - distinctive words (`_token_score`)      -> token -> its one owner; fuzzy as above
-    """
-
-    def __init__(self, catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str]]):
-        self.size = len(catalog)
-        self.phrases: dict[str, set[str]] = {}          # name or normalized object id -> object ids
-        core_objects: dict[str, set[str]] = {}          # scoring core (len >= 5) -> object ids
-        self.word_names: dict[str, list[tuple[frozenset[str], str]]] = {}  # word -> (name words, object id)
-        for entry in catalog.values():
-            for name in entry.names | entry.exact:
-                self.phrases.setdefault(name, set()).add(entry.object_id)
-            for name in entry.names:
-                words, core = _name_core(name)
-                if len(core) >= 5:
-                    core_objects.setdefault(core, set()).add(entry.object_id)
-                if len(words) >= 2:
-                    ws = frozenset(words)
-                    for w in ws:
-                        self.word_names.setdefault(w, []).append((ws, entry.object_id))
-        self.max_phrase_words = max((len(p.split()) for p in self.phrases), default=0)
-        self.cores = list(core_objects)
-        self.core_filter = BigramIndex(self.cores)
-        self.core_objects = [core_objects[c] for c in self.cores]
-        self.vocab = set(self.word_names)
-        self.vocab_plural: dict[str, set[str]] = {}
-        for w in self.vocab:
-            self.vocab_plural.setdefault(w.rstrip("s"), set()).add(w)
-        self.vocab_long = [w for w in self.vocab if len(w) >= 5]
-        self.vocab_filter = BigramIndex(self.vocab_long)
-        self.token_owner: dict[str, str] = {t: oid for oid, toks in distinctive.items() for t in toks}
-        self.tokens_long = [t for t in self.token_owner if len(t) >= 5]
-        self.tokens_filter = BigramIndex(self.tokens_long)
-
-    def candidates(self, q: str, threshold: float) -> tuple[set[str], dict[str, float]]:
-        """(object ids that may reach `threshold`, partial_ratio of every name core that
-        reaches the cutoff below it)."""
-        q_words = q.split()
-        q_tokens = set(q_words)
-        out: set[str] = set()
-        # 1. names and object ids written out whole (" name " in " q ")
-        n = len(q_words)
-        for i in range(n):
-            for j in range(i + 1, min(n, i + self.max_phrase_words) + 1):
-                hit = self.phrases.get(" ".join(q_words[i:j]))
-                if hit:
-                    out |= hit
-        # 2. partial_ratio of a name's core against the question
-        cutoff = threshold - _DOMAIN_BONUS - _MARGIN
-        core_scores: dict[str, float] = {}
-        for i, score in self.core_filter.partial_ratio_extract(q, cutoff):
-            out |= self.core_objects[i]
-            core_scores[self.cores[i]] = float(score)
-        # 3. every word of a multi-word name matched by some question word (_scattered)
-        long_q = [w for w in q_tokens if len(w) >= 5]
-        matched = {w for w in q_tokens if w in self.vocab}
-        for w in q_tokens:
-            matched |= self.vocab_plural.get(w.rstrip("s"), set())
-        matched.update(self.vocab_long[i] for i in self.vocab_filter.ratio_any(long_q, 88 - _MARGIN))
-        for w in matched:
-            for words, oid in self.word_names.get(w, ()):
-                if words <= matched:
-                    out.add(oid)
-        # 4. distinctive words (_token_score)
-        for w in q_tokens:
-            oid = self.token_owner.get(w)
-            if oid is not None:
-                out.add(oid)
-        hits = self.tokens_filter.ratio_any(sorted(q_tokens), 88 - _MARGIN)
-        out.update(self.token_owner[self.tokens_long[i]] for i in hits)
-        return out, core_scores
-
-
-def _match_index(catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str]]) -> "MatchIndex | None":
-    """The catalog's MatchIndex, built on the catalog's second question (a one-shot
-    `canon ask` scans once instead of building an index it would use once)."""
-    if not isinstance(catalog, Catalog):
-        return None  # a plain dict: scan it (small, hand-built catalogs)
-    idx = catalog.match_index
-    if idx is not None and idx.size == len(catalog):
-        return idx
-    catalog.match_uses += 1
-    if catalog.match_uses < 2:
-        return None
-    idx = catalog.match_index = MatchIndex(catalog, distinctive)
-    return idx
-
-
-def match_objects(question: str, catalog: dict[str, ObjectEntry], *, threshold: float = 85.0) -> list[ObjectMatch]:
-    distinctive = getattr(catalog, "distinctive", None)
-    if distinctive is None:
-        distinctive = _distinctive(catalog)
-    return _match(question, catalog, distinctive, threshold, _match_index(catalog, distinctive))
-
-
-def match_objects_exhaustive(question: str, catalog: dict[str, ObjectEntry], *,
-                             threshold: float = 85.0) -> list[ObjectMatch]:
-    """Every entry scored (the reference `match_objects` must equal)."""
-    distinctive = getattr(catalog, "distinctive", None)
-    if distinctive is None:
-        distinctive = _distinctive(catalog)
-    return _match(question, catalog, distinctive, threshold, None)
-
-
-def _match(question: str, catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str]], threshold: float,
-           idx: "MatchIndex | None") -> list[ObjectMatch]:
-    """Score the entries `idx` names as candidates (every entry without an index)."""
-    q = normalize(question)
-    q_tokens = frozenset(q.split())
-    core_scores = None
-    if idx is None:
-        entries = catalog.values()
-    else:
-        ids, core_scores = idx.candidates(q, threshold)
-        entries = [catalog[oid] for oid in ids if oid in catalog]
-    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold, core_scores) for e in entries)
-           if m is not None]
-    return sorted(out, key=lambda m: (-m.score, m.object_id))
-
-
 def detect_intents(question: str) -> set[str]:
     q = f" {normalize(question)} "
     found = set()
@@ -404,7 +52,24 @@ def detect_intents(question: str) -> set[str]:
     return found
 
 
-def named_sources(question: str) -> list[NamedSource]:
+# ---------------------------------------------------------------- named-source extraction
+
+# A named, possibly contradicting source: "the old wiki says", "according to a runbook".
+SOURCE_NOUNS = {
+    "wiki": ("wiki",), "page": ("wiki",), "confluence": ("wiki",), "runbook": ("runbook",),
+    "playbook": ("runbook",), "note": ("untrusted_note", "note"), "notes": ("untrusted_note", "note"),
+    "memo": ("restricted_memo", "memo"), "draft": (), "proposal": (), "doc": (), "document": (),
+}
+_SOURCE = re.compile(
+    r"\b(?:the|a|an|our|this|that|some)?\s*(?P<mod>old|older|legacy|previous|outdated|former|archived|new|latest|draft)?\s*"
+    r"(?P<noun>wiki(?:\s+page)?|page|confluence|runbook|playbook|notes?|memo|draft|proposal|doc|document)\b"
+    r"(?P<tail>[^.?!]{0,40}?\b(?:says?|said|states?|claims?|mentions?|suggests?|lists?|defines?|shows?|reads?)\b)?",
+    re.I,
+)
+_ACCORDING = re.compile(r"\baccording to\b", re.I)
+
+
+def extract_named_sources(question: str) -> list[NamedSource]:
     """Sources the user names as saying something ("the old wiki says…").
     A noun alone is not enough: it must be quoted as a claimant, or follow 'according to'."""
     out = []
@@ -428,5 +93,5 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
     period = None if day else find_month(question)
     return ParsedQuestion(
         text=question, as_of=day, period=period, intents=detect_intents(question),
-        matches=match_objects(question, catalog), named_sources=named_sources(question),
+        matches=match_objects(question, catalog), named_sources=extract_named_sources(question),
     )

@@ -1,0 +1,65 @@
+"""Presentation for `canon ask`: the answer text, claims and evidence entries
+built from evidence the pipeline (canon/ask/pipeline.py) has already selected
+and authorized. Nothing here chooses or reads evidence beyond the sentences it
+cites; the same inputs always give the same text."""
+
+import datetime as dt
+
+from canon.ask.resolve import claims_of, sentences
+from canon.models.documents import Document
+from canon.models.responses import Claim, Evidence, Response
+from canon.registry.temporal import period_label
+
+
+def definition_text(doc: Document, day: dt.date | None) -> str:
+    when = f"For the {day.strftime('%B')} {day.day}, {day.year} reporting date, the" if day else "The"
+    return (f"{when} applicable governed revision is {doc.title} ({doc.doc_id}, version {doc.version}, "
+            f"{doc.status.value}, {period_label(doc)}). {doc.text}")
+
+
+def graph_answer(intent: str, primary: Document, model: Document | None, lineage_doc: Document | None,
+                 sources: list[str], shown_ids: set[str], evidence: list[Evidence], claims: list[Claim],
+                 day: dt.date | None) -> tuple[str, list[Evidence], list[Claim]]:
+    """Model and lineage answers from the followed graph: metric revision → model
+    version → lineage. `sources` are the raw sources, from the dbt graph or else
+    from the lineage document's edges."""
+    parts = []
+    if intent == "model" and model is not None and model.doc_id in shown_ids:
+        evidence = [Evidence.of(model, "primary"), Evidence.of(primary, "supporting")]
+        claims = claims_of(model, day) + claims[:2]
+        when = f"For {day.isoformat()}, the" if day else "The"
+        return (f"{when} supporting model of {primary.doc_id} is {model.title} ({model.doc_id}). {model.text}",
+                evidence, claims)
+    if model is not None:
+        evidence.append(Evidence.of(model, "supporting"))
+        claims += claims_of(model, day, limit=2)
+        parts.append(f"The definition is supported by {model.doc_id} ({model.title}).")
+    if lineage_doc is not None:
+        evidence.append(Evidence.of(lineage_doc, "supporting"))
+    if sources:
+        src_doc = lineage_doc or primary
+        parts.append("Its lineage traces to " + ", ".join(sources) + ".")
+        claims += [Claim(claim=f"{primary.doc_id} depends on raw source {s}", evidence_id=src_doc.doc_id,
+                         evidence_revision=src_doc.content_hash,
+                         supported_span=next((x for x in sentences(src_doc.text) if s in x), s), effective_for=day)
+                   for s in sources]
+    answer = definition_text(primary, day) + " " + " ".join(parts) + " Evidence: " + ", ".join(
+        e.doc_id for e in evidence) + "."
+    return answer, evidence, claims
+
+
+def conflict_answer(primary: Document, conflicts: list[Document], answer: str, evidence: list[Evidence],
+                    claims: list[Claim], day: dt.date | None, role: str) -> Response:
+    """The governing answer beside the sources the user named that say otherwise,
+    each cited as conflict evidence and named as not governing."""
+    for c in conflicts:
+        evidence.append(Evidence.of(c, "conflict"))
+        claims.append(Claim(claim=f"{c.doc_id} is {c.status.value} {c.kind.replace('_', ' ')} (authority {c.authority}), "
+                                  f"not the governing {primary.kind.replace('_', ' ')}",
+                            evidence_id=c.doc_id, evidence_revision=c.content_hash,
+                            supported_span=sentences(c.text)[0] if c.text else "", effective_for=day))
+    named = ", ".join(f"{c.title} ({c.doc_id}, {c.status.value}, {c.kind.replace('_', ' ')})" for c in conflicts)
+    answer = (f"No — {named} is not the governing definition" + (f" for {day.isoformat()}" if day else "") +
+              f". The governing evidence is {primary.doc_id} ({primary.status.value}, {period_label(primary)}): "
+              + answer)
+    return Response(action="answer_conflict", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
