@@ -59,7 +59,7 @@ from canon.index.embedding.base import HashingEmbedder, default_model_path
 from canon.index.embedding.factory import BACKENDS, check_backend, default_backend_for, default_embedder
 from canon.index.revisions import Txn, get_revision, served_revision
 from canon.registry import store as registry
-from canon.run_lineage.events import DatasetRef, LineageEmitter, ParentRun, TransportConfig, index_revision
+from canon.run_lineage import DatasetRef, LineageEmitter, ParentRun, TransportConfig, index_revision
 
 # (name, corpus, gold): the release gold sets (the same as assets/eval.py's).
 DEFAULT_ROLLBACK_WINDOW = dt.timedelta(days=7)
