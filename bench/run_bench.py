@@ -165,7 +165,7 @@ def make_embedder(kind: str):
     if kind in ("st", "torch"):
         from canon.index.embedding.factory import DEFAULT_BACKEND, default_embedder
         return default_embedder(DEFAULT_BACKEND if kind == "st" else "torch")
-    from canon.index.embedding.base import HashingEmbedder
+    from canon.index.embedding.hashing import HashingEmbedder
     return HashingEmbedder()
 
 
@@ -173,7 +173,7 @@ def model_alone(emb):
     """The fastest way the embedder's model can encode a list of texts: PyTorch's own length-sorted
     batched encode (same batch size, same threads); the ONNX backend's `embed` (one text per run,
     no padding: its own fastest path); the HashingEmbedder's `embed`."""
-    from canon.index.embedding.base import SentenceTransformerEmbedder
+    from canon.index.embedding.torch import SentenceTransformerEmbedder
     if isinstance(emb, SentenceTransformerEmbedder):
         model = emb._load()
         return lambda texts: model.encode(texts, batch_size=emb.batch_size, show_progress_bar=False,
@@ -184,7 +184,7 @@ def model_alone(emb):
 
 
 def token_lengths(emb, texts: list[str]) -> tuple[list[int], int] | None:
-    from canon.index.embedding.base import SentenceTransformerEmbedder
+    from canon.index.embedding.torch import SentenceTransformerEmbedder
     if isinstance(emb, SentenceTransformerEmbedder):
         model = emb._load()
         return [len(ids) for ids in model.tokenizer(texts, add_special_tokens=True)["input_ids"]], model.max_seq_length
@@ -202,12 +202,12 @@ def pipeline(corpus: Path, ws: Path, embedder, *, run_id: str, keep_docs: bool =
     gated, canon.registry.corpus_cache), definitions (registry.refresh_definitions), knowledge_index
     (canon.index.build.build_index: a no-op when no input changed, else the registry's live
     documents projected through the live policy -> canon.index.publish.publish)."""
-    from canon.registry import store as registry
-    from canon.registry.contracts import load_contract
     from canon.index.build import build_index
     from canon.index.revisions import served_revision
-    from canon.registry.policy import load_policy, project
+    from canon.registry import store as registry
     from canon.registry.build import build_registry
+    from canon.registry.contracts import load_contract
+    from canon.registry.policy import load_policy, project
 
     st: dict[str, float] = {}
     t0 = now()
@@ -265,8 +265,8 @@ def case_limit(p: dict[str, Any]) -> dict[str, Any]:
     """Cold build vs the model alone on the same embed texts; repetitions alternate the order."""
     from canon.index.chunking import chunk_document
     from canon.registry.contracts import load_contract
-    from canon.sources.corpus.reader import read_corpus
     from canon.registry.gate import gate
+    from canon.sources.corpus.reader import read_corpus
 
     corpus, work, reps, kind = Path(p["corpus"]), Path(p["work"]), p["reps"], p["embedder"]
     inner = make_embedder(kind)
@@ -392,7 +392,7 @@ def _front_matter_id(path: Path) -> str:
 
 
 def case_structural(p: dict[str, Any]) -> dict[str, Any]:
-    from canon.index.embedding.base import HashingEmbedder
+    from canon.index.embedding.hashing import HashingEmbedder
 
     corpus, work, reps = Path(p["corpus"]), Path(p["work"]), p["reps"]
     emb = TimedEmbedder(HashingEmbedder())
@@ -485,9 +485,9 @@ def governed_questions(docs, n: int, seed: int) -> list[tuple[str, str, dt.date]
 
 def revocation_check(corpus: Path, ws: Path, emb, docs) -> dict[str, Any]:
     """Ask as the analyst, revoke the object in policy.yml, ask again at once: deny, no publish."""
-    from canon.registry import store as registry
     from canon.ask.pipeline import AskContext, ask
     from canon.index.revisions import served_revision
+    from canon.registry import store as registry
     from canon.registry.policy import load_policy
 
     policy_path = corpus / "policy.yml"
@@ -534,16 +534,16 @@ def bare_hybrid(tbl, text: str, vec, flt: str, cols: list[str], depth: int, k: i
 def case_query(p: dict[str, Any]) -> dict[str, Any]:
     import lancedb
 
+    from canon.ask.pipeline import RETRIEVE_COLUMNS, AskContext, Timings, ask
     from canon.index import publish as index
     from canon.index import search as index_search
-    from canon.registry import store as registry
-    from canon.ask.pipeline import RETRIEVE_COLUMNS, AskContext, Timings, ask
-    from canon.registry.contracts import load_contract
-    from canon.sources.corpus.reader import read_corpus
-    from canon.registry.gate import gate
-    from canon.index.rows import RETURN_COLUMNS
     from canon.index.revisions import served_revision
+    from canon.index.rows import RETURN_COLUMNS
+    from canon.registry import store as registry
+    from canon.registry.contracts import load_contract
+    from canon.registry.gate import gate
     from canon.registry.policy import load_policy
+    from canon.sources.corpus.reader import read_corpus
 
     corpus, ws, passes = Path(p["corpus"]), Path(p["ws"]), p["reps"]
     emb = make_embedder("hashing")
@@ -704,8 +704,8 @@ def _rows(con, table: str) -> int | None:
 
 def case_growth(p: dict[str, Any]) -> dict[str, Any]:
     """One cold build (HashingEmbedder) of an N-document corpus: what each store holds afterwards."""
+    from canon.index.embedding.hashing import HashingEmbedder
     from canon.registry import store as registry
-    from canon.index.embedding.base import HashingEmbedder
 
     ws = fresh_dir(Path(p["ws"]))
     b = pipeline(Path(p["corpus"]), ws, TimedEmbedder(HashingEmbedder()), run_id="growth")

@@ -25,20 +25,20 @@ from pathlib import Path
 import lancedb
 import pytest
 
+from canon.ask import links
+from canon.ask.context import ask_context
+from canon.ask.pipeline import AskContext, ask
+from canon.ask.understanding.parse import Catalog, ObjectEntry, match_objects, match_objects_exhaustive, object_catalog
 from canon.index import publish as index
 from canon.index import search as index_search
 from canon.index import tuning as index_tuning
-from canon.ask import links
-from canon.registry import store as registry
-from canon.ask.pipeline import AskContext, ask
-from canon.registry.contracts import load_contract
-from canon.sources.corpus.reader import read_corpus
-from canon.index.embedding.base import HashingEmbedder
-from canon.registry.gate import gate
+from canon.index.embedding.hashing import HashingEmbedder
 from canon.models.documents import Document
-from canon.ask.understanding.parse import (Catalog, ObjectEntry, match_objects, match_objects_exhaustive, object_catalog)
+from canon.registry import store as registry
+from canon.registry.contracts import load_contract
+from canon.registry.gate import gate
 from canon.registry.policy import Policy, RevokeRule
-from canon.ask.context import ask_context
+from canon.sources.corpus.reader import read_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 DOSSIER = ROOT / "tests" / "fixtures" / "dossier"

@@ -55,8 +55,9 @@ from canon.core.errors import CanonInputError, CanonRunError
 from canon.index import publish as index
 from canon.index import revisions as index_store
 from canon.index.chunking import DEFAULT_CHUNKER
-from canon.index.embedding.base import HashingEmbedder, default_model_path
 from canon.index.embedding.factory import BACKENDS, check_backend, default_backend_for, default_embedder
+from canon.index.embedding.hashing import HashingEmbedder
+from canon.index.embedding.local_model import default_model_path
 from canon.index.revisions import Txn, get_revision, served_revision
 from canon.registry import store as registry
 from canon.run_lineage import DatasetRef, LineageEmitter, ParentRun, TransportConfig, index_revision
