@@ -338,7 +338,7 @@ def coverage(lancedb_dir: Path, served: dict[str, Any], cand_table: str, cand_ve
 
 def default_release_sets() -> list[tuple[str, Path, Path]]:
     """Both release sets; the hard set only where it ships."""
-    from canon.evaluation.run import RELEASE_SETS
+    from canon.evaluation.gold import RELEASE_SETS
 
     return [(n, c, g) for n, c, g in RELEASE_SETS if g.exists() and c.exists()]
 
