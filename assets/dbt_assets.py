@@ -10,11 +10,11 @@ import dagster as dg
 from dagster_dbt import DbtCliResource, dbt_assets
 
 from assets.dbt_translator import CanonDbtTranslator
+from canon.run_lineage import dbt_relation
 from canon.sources.dbt.artifact_store import publish_artifacts
 from canon.sources.dbt.artifacts import read_sources_json
-from canon.run_lineage.events import dbt_relation
-from resources.lineage_emitter import OpenLineageResource
 from resources.dbt import dbt_project, ensure_manifest
+from resources.lineage_emitter import OpenLineageResource
 from resources.settings import canon_paths
 
 

@@ -7,8 +7,10 @@ from pathlib import Path
 import dagster as dg
 
 from assets.index import INDEX_KEY
-from canon.evaluation.run import RELEASE_GATE, RELEASE_SETS, evaluate, markdown_table
-from canon.run_lineage.events import canon_table
+from canon.evaluation.gold import RELEASE_SETS
+from canon.evaluation.report import RELEASE_GATE, markdown_table
+from canon.evaluation.run import evaluate
+from canon.run_lineage import canon_table
 from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
 from resources.settings import canon_paths

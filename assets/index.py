@@ -7,11 +7,11 @@ from dagster_duckdb import DuckDBResource
 
 from assets.metadata import DEFINITIONS_KEY
 from canon.index import publish as index
+from canon.index.build import build_index
 from canon.lifecycle import migrate as migration
 from canon.ops import checks as ops_checks
-from canon.index.build import build_index
 from canon.registry.policy import load_policy
-from canon.run_lineage.events import canon_table, index_revision
+from canon.run_lineage import canon_table, index_revision
 from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
 from resources.settings import canon_paths, policy_file

@@ -10,10 +10,10 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 from pydantic import Field
 
+from canon.core.errors import CanonError
 from canon.lifecycle import forget as lifecycle
 from canon.lifecycle import migrate as migration
-from canon.core.errors import CanonError
-from canon.run_lineage.events import ParentRun
+from canon.run_lineage import ParentRun
 from resources.lineage_emitter import OpenLineageResource
 from resources.settings import canon_paths
 from sensors.common import DB_TAGS

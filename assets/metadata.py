@@ -7,9 +7,9 @@ from dagster_duckdb import DuckDBResource
 
 from canon.registry import checks as definition_checks
 from canon.registry import store as registry
+from canon.run_lineage import DatasetRef, canon_table
 from canon.sources.dbt.artifacts import read_artifacts
 from canon.sources.dbt.tables import store_bundle
-from canon.run_lineage.events import DatasetRef, canon_table
 from resources.lineage_emitter import OpenLineageResource
 from resources.settings import canon_paths
 

@@ -6,8 +6,8 @@ import datetime as dt
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from canon.run_lineage import DatasetRef
 from canon.sources.demo.raw_data import write_raw
-from canon.run_lineage.events import DatasetRef
 from resources.lineage_emitter import OpenLineageResource
 
 RAW_TABLES = {

@@ -8,13 +8,12 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from assets.metadata import DBT_TABLE_KEYS, REGISTRY_KEY
-from canon.registry import store as registry
+from canon.registry.build import build_registry
 from canon.registry.contracts import load_contract
+from canon.run_lineage import canon_table
 from canon.sources.dbt.artifacts import read_artifacts
 from canon.sources.dbt.documents import documents_from_artifacts
-from canon.registry.build import build_registry
 from resources.lineage_emitter import OpenLineageResource
-from canon.run_lineage.events import canon_table
 from resources.settings import CONTRACTS_DIR, canon_paths, corpus_dir
 
 QUARANTINE_MAX_AGE_HOURS = 24

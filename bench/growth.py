@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from canon.index.embedding.base import HashingEmbedder
+from canon.index.embedding.hashing import HashingEmbedder
 from canon.registry import store as registry
 from canon.registry.tombstones import has_table
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from canon.index.build import build_index
-from canon.index.embedding.base import HashingEmbedder, SentenceTransformerEmbedder
+from canon.index.embedding.hashing import HashingEmbedder
+from canon.index.embedding.torch import SentenceTransformerEmbedder
 from canon.index.embedding.factory import DEFAULT_BACKEND, default_embedder
 from canon.index.revisions import served_revision
 from canon.registry import store as registry

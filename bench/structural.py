@@ -11,7 +11,7 @@ from typing import Any
 
 from canon.ask.pipeline import AskContext, ask
 from canon.index.chunking import chunk_document
-from canon.index.embedding.base import HashingEmbedder
+from canon.index.embedding.hashing import HashingEmbedder
 from canon.index.revisions import served_revision
 from canon.registry import store as registry
 from canon.registry.policy import load_policy

@@ -1,4 +1,4 @@
-"""OpenLineage run events for Dagster assets: a thin resource over canon.run_lineage.events.
+"""OpenLineage run events for Dagster assets: a thin resource over canon.run_lineage.
 
 Every field left unset falls back to the CANON_OPENLINEAGE_* environment
 variables (then to canon's defaults: a JSONL file under CANON_HOME), so
@@ -15,7 +15,7 @@ from typing import Optional
 import dagster as dg
 from pydantic import Field
 
-from canon.run_lineage.events import DatasetRef, LineageEmitter, ParentRun, RunHandle, TransportConfig
+from canon.run_lineage import DatasetRef, LineageEmitter, ParentRun, RunHandle, TransportConfig
 
 
 class OpenLineageResource(dg.ConfigurableResource):

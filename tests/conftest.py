@@ -8,9 +8,8 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-
 import external_artifacts
+import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -60,10 +59,10 @@ def dossier_index(tmp_path):
     import uuid
 
     from canon.index import publish as index
+    from canon.index.embedding.hashing import HashingEmbedder
     from canon.registry import store as registry
-    from canon.registry.contracts import load_contract
-    from canon.index.embedding.base import HashingEmbedder
     from canon.registry.build import build_registry
+    from canon.registry.contracts import load_contract
 
     con = registry.connect(tmp_path / "canon.duckdb")
     build_registry(con, corpus=DOSSIER / "corpus.jsonl", corpus_contract=load_contract(ROOT / "contracts/knowledge.yml"),
@@ -80,7 +79,7 @@ def index_ws(tmp_path):
     and a 64-dimensional HashingEmbedder, as a dict (con, dir, path, emb)."""
     import duckdb
 
-    from canon.index.embedding.base import HashingEmbedder
+    from canon.index.embedding.hashing import HashingEmbedder
 
     con = duckdb.connect(str(tmp_path / "canon.duckdb"))
     yield {"con": con, "dir": tmp_path / "lancedb", "path": tmp_path, "emb": HashingEmbedder(dimensions=64)}

@@ -32,7 +32,7 @@ from canon.ask.understanding.match import Catalog, ObjectEntry, match_objects, m
 from canon.index import publish as index
 from canon.index import search as index_search
 from canon.index import tuning as index_tuning
-from canon.index.embedding.base import HashingEmbedder
+from canon.index.embedding.hashing import HashingEmbedder
 from canon.models.documents import Document
 from canon.registry import store as registry
 from canon.registry.contracts import load_contract

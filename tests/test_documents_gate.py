@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from canon.core.config import PROJECT_ROOT
-from canon.registry.contracts import Contract, check_upgrade, contract_from_dict, load_contract, load_contracts
-from canon.sources.corpus.reader import RawRecord, ReadFailure, parse_markdown, read_corpus
 from canon.core.errors import CanonInputError
-from canon.registry.gate import gate
 from canon.core.ids import content_hash
+from canon.registry.contracts import Contract, check_upgrade, contract_from_dict, load_contract, load_contracts
+from canon.registry.gate import gate
+from canon.sources.corpus.markdown import parse_markdown
+from canon.sources.corpus.reader import read_corpus
+from canon.sources.corpus.records import RawRecord, ReadFailure
 
 HERE = Path(__file__).resolve().parent
 HOSTILE = HERE / "hostile_corpus"
@@ -275,8 +277,8 @@ def test_markdown_front_matter_maps_to_document(knowledge):
     ("---\na: [1\n---\nbody\n", "invalid YAML front matter at line"),
 ])
 def test_markdown_front_matter_errors(text, reason):
-    from canon.sources.corpus.reader import _BadRecord
-    with pytest.raises(_BadRecord, match=reason):
+    from canon.sources.corpus.records import BadRecord
+    with pytest.raises(BadRecord, match=reason):
         parse_markdown(text)
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from canon.index.embedding.base import EmbeddingError, EmbeddingIdentity, validate_vectors
 from canon.index.embedding.factory import default_embedder
-from canon.index.embedding.base import (
-    EmbeddingError, EmbeddingIdentity, HashingEmbedder, SentenceTransformerEmbedder, default_model_path,
-    validate_vectors,
-)
+from canon.index.embedding.hashing import HashingEmbedder
+from canon.index.embedding.local_model import default_model_path
 from canon.index.embedding.onnx import OnnxInt8Embedder
+from canon.index.embedding.torch import SentenceTransformerEmbedder
 
 
 def test_hashing_embedder_is_deterministic_and_normalised():
@@ -69,8 +69,8 @@ def test_sentence_transformer_identity_without_loading_the_model():
 def test_make_embedder_picks_the_backend(monkeypatch):
     """The bundled model defaults to int8 ONNX; a model path to PyTorch (any model runs there)
     unless a backend is named; bad names are refused, not silently replaced."""
-    from canon.core.errors import CanonInputError
     from canon.ask.context import make_embedder
+    from canon.core.errors import CanonInputError
     from resources.embedder import EmbedderResource
 
     for var in ("CANON_EMBEDDER", "CANON_EMBEDDING_MODEL", "CANON_EMBEDDING_BACKEND"):

@@ -15,11 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from canon.index.embedding import onnx as embedding_onnx
-from canon.index.embedding.factory import default_embedder
-from canon.index.embedding.base import EmbeddingError, SentenceTransformerEmbedder, default_model_path
-from canon.index.embedding.onnx import OnnxInt8Embedder
 from canon.core.errors import CanonInputError
+from canon.index.embedding import onnx as embedding_onnx
+from canon.index.embedding.base import EmbeddingError
+from canon.index.embedding.factory import default_embedder
+from canon.index.embedding.local_model import default_model_path
+from canon.index.embedding.onnx import OnnxInt8Embedder
+from canon.index.embedding.torch import SentenceTransformerEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = [

@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from canon.index import publish as index
-from canon.registry import store as registry
+from canon.ask.context import ask_context
 from canon.ask.pipeline import ask
 from canon.cli.main import main
 from canon.core.config import CanonPaths
-from canon.registry.contracts import load_contract
-from canon.index.embedding.base import HashingEmbedder
 from canon.core.errors import CanonInputError
+from canon.index import publish as index
+from canon.index.embedding.hashing import HashingEmbedder
 from canon.lifecycle.impact import format_text, impact
-from canon.registry.policy import load_policy
+from canon.registry import store as registry
 from canon.registry.build import build_registry
-from canon.ask.context import ask_context
+from canon.registry.contracts import load_contract
+from canon.registry.policy import load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "fixtures" / "dossier" / "corpus.jsonl"

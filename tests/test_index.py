@@ -19,10 +19,12 @@ import lancedb
 import numpy as np
 import pytest
 
+from canon.core.errors import CanonInputError
 from canon.index import publish as ix
 from canon.index.chunking import chunk_document
-from canon.index.embedding.base import EmbeddingError, HashingEmbedder, SentenceTransformerEmbedder
-from canon.core.errors import CanonInputError
+from canon.index.embedding.base import EmbeddingError
+from canon.index.embedding.hashing import HashingEmbedder
+from canon.index.embedding.torch import SentenceTransformerEmbedder
 from canon.models.documents import Document
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -232,7 +234,7 @@ SUBPROCESS = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     import duckdb
     from canon.index import publish as ix
-    from canon.index.embedding.base import HashingEmbedder
+    from canon.index.embedding.hashing import HashingEmbedder
     from canon.models.documents import Document
 
     mode, ws = sys.argv[1], sys.argv[2]

@@ -6,10 +6,10 @@ from __future__ import annotations
 import lancedb
 import pytest
 
-from canon.index import publish as index
 from canon.index import build as index_build
+from canon.index import publish as index
+from canon.index.embedding.hashing import HashingEmbedder
 from canon.registry import store as registry
-from canon.index.embedding.base import HashingEmbedder
 from canon.registry.policy import Policy, RevokeRule
 
 

@@ -11,20 +11,20 @@ import duckdb
 import lancedb
 import pytest
 
-from canon.index import publish as index
-from canon.index import search as index_search
-from canon.lifecycle import forget as lifecycle
-from canon.registry import store as registry
+from canon.ask.context import ask_context
 from canon.ask.pipeline import ask
 from canon.cli.main import main
 from canon.core.config import CanonPaths
-from canon.registry.contracts import load_contract
-from canon.index.embedding.base import HashingEmbedder
 from canon.core.errors import CanonInputError
 from canon.evaluation.run import evaluate
-from canon.registry.policy import load_policy
+from canon.index import publish as index
+from canon.index import search as index_search
+from canon.index.embedding.hashing import HashingEmbedder
+from canon.lifecycle import forget as lifecycle
+from canon.registry import store as registry
 from canon.registry.build import build_registry
-from canon.ask.context import ask_context
+from canon.registry.contracts import load_contract
+from canon.registry.policy import load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 DOSSIER = ROOT / "tests" / "fixtures" / "dossier"

@@ -13,16 +13,16 @@ import duckdb
 import pytest
 from dagster_duckdb import DuckDBResource
 
-from canon.index import publish as index
-from canon.ops import checks as ops_checks
-from canon.registry import store as registry
+from canon.ask.context import ask_context, build_retriever
 from canon.ask.pipeline import ask
 from canon.core.config import CanonPaths
-from canon.registry.contracts import load_contract
-from canon.index.embedding.base import HashingEmbedder
-from canon.registry.policy import load_policy, project
+from canon.index import publish as index
+from canon.index.embedding.hashing import HashingEmbedder
+from canon.ops import checks as ops_checks
+from canon.registry import store as registry
 from canon.registry.build import build_registry
-from canon.ask.context import ask_context, build_retriever
+from canon.registry.contracts import load_contract
+from canon.registry.policy import load_policy, project
 
 ROOT = Path(__file__).resolve().parents[1]
 DAY = dt.date(2026, 11, 20)

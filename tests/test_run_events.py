@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:  # running from a checkout without `pip install -e
     sys.path.insert(0, str(ROOT))
 
 from canon.core.errors import CanonInputError  # noqa: E402
-from canon.run_lineage.events import (  # noqa: E402
+from canon.run_lineage import (  # noqa: E402
     DatasetRef,
     LineageEmitter,
     TransportConfig,
@@ -205,7 +205,7 @@ def test_endpoint_down_never_fails_the_run(caplog: pytest.LogCaptureFixture, mon
             ran = True
     assert ran and emitter.failed == 2 and emitter.emitted == 0
     assert time.monotonic() - started < 10
-    warnings = [r.getMessage() for r in caplog.records if r.name == "canon.run_lineage.events"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "canon.run_lineage"]
     assert len(warnings) == 2 and "not delivered" in warnings[0] and "START" in warnings[0]
     assert TOKEN not in caplog.text
 
@@ -368,7 +368,7 @@ def test_explicit_run_id_must_be_a_uuid(receiver: LineageReceiver) -> None:
 
 
 def test_an_event_that_cannot_be_built_does_not_fail_the_run(receiver: LineageReceiver) -> None:
-    from canon.run_lineage.events import ParentRun
+    from canon.run_lineage import ParentRun
 
     emitter = http_emitter(receiver.url)
     with emitter.run("canon.registry", parent=ParentRun("dagster", "job", "not-a-uuid")):

@@ -11,7 +11,6 @@ from canon.ask.pipeline import AskContext, Retriever
 from canon.core.errors import CanonInputError
 from canon.index import revisions as index_store
 from canon.index import search as index_search
-from canon.index.embedding.base import HashingEmbedder
 from canon.index.embedding.factory import (
     BACKENDS,
     DEFAULT_BACKEND,
@@ -19,6 +18,7 @@ from canon.index.embedding.factory import (
     default_backend_for,
     default_embedder,
 )
+from canon.index.embedding.hashing import HashingEmbedder
 from canon.models.documents import Document
 from canon.ops import checks as ops_checks
 from canon.registry.policy import Policy

@@ -69,7 +69,8 @@ def _eval_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from canon.ask.context import make_embedder
-    from canon.evaluation.run import evaluate, markdown_table
+    from canon.evaluation.report import markdown_table
+    from canon.evaluation.run import evaluate
 
     if not args.json:
         print(f"canon eval: building a fresh index of {args.corpus} …", file=sys.stderr)

@@ -72,7 +72,7 @@ from canon.index import revisions as index_store
 from canon.registry import corpus_cache
 from canon.registry import store as registry
 from canon.registry.tombstones import forgotten_doc_ids, forgotten_reason  # noqa: F401  (re-exported)
-from canon.run_lineage.events import DatasetRef, LineageEmitter, ParentRun, TransportConfig, canon_table, index_revision
+from canon.run_lineage import DatasetRef, LineageEmitter, ParentRun, TransportConfig, canon_table, index_revision
 
 STATES = ("requested", "stores_cleared", "verified")
 REDACTED = "[forgotten]"

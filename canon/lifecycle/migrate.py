@@ -55,11 +55,12 @@ from canon.core.errors import CanonInputError, CanonRunError
 from canon.index import publish as index
 from canon.index import revisions as index_store
 from canon.index.chunking import DEFAULT_CHUNKER
-from canon.index.embedding.base import HashingEmbedder, default_model_path
 from canon.index.embedding.factory import BACKENDS, check_backend, default_backend_for, default_embedder
+from canon.index.embedding.hashing import HashingEmbedder
+from canon.index.embedding.local_model import default_model_path
 from canon.index.revisions import Txn, get_revision, served_revision
 from canon.registry import store as registry
-from canon.run_lineage.events import DatasetRef, LineageEmitter, ParentRun, TransportConfig, index_revision
+from canon.run_lineage import DatasetRef, LineageEmitter, ParentRun, TransportConfig, index_revision
 
 # (name, corpus, gold): the release gold sets (the same as assets/eval.py's).
 DEFAULT_ROLLBACK_WINDOW = dt.timedelta(days=7)
@@ -337,7 +338,7 @@ def coverage(lancedb_dir: Path, served: dict[str, Any], cand_table: str, cand_ve
 
 def default_release_sets() -> list[tuple[str, Path, Path]]:
     """Both release sets; the hard set only where it ships."""
-    from canon.evaluation.run import RELEASE_SETS
+    from canon.evaluation.gold import RELEASE_SETS
 
     return [(n, c, g) for n, c, g in RELEASE_SETS if g.exists() and c.exists()]
 

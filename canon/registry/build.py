@@ -18,7 +18,8 @@ from canon.registry import store as registry
 from canon.registry.contracts import Contract
 from canon.registry.gate import GateResult, QuarantineEntry, gate
 from canon.registry.tombstones import forgotten_doc_ids, forgotten_reason
-from canon.sources.corpus.reader import RawRecord, read_corpus
+from canon.sources.corpus.reader import read_corpus
+from canon.sources.corpus.records import RawRecord
 
 
 @dataclass

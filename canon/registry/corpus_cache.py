@@ -40,7 +40,8 @@ from canon.core import schema
 from canon.core.clock import utcnow
 from canon.registry.contracts import Contract
 from canon.registry.gate import Checked, GateResult, check_record, decide, require_accepted
-from canon.sources.corpus.reader import DEFAULT_MAX_BYTES, ReadFailure, corpus_files, read_file
+from canon.sources.corpus.reader import DEFAULT_MAX_BYTES, corpus_files, read_file
+from canon.sources.corpus.records import ReadFailure
 
 CACHE_VERSION = "1"
 RACY_SECONDS = 2.0

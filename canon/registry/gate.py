@@ -27,7 +27,7 @@ from canon.core.ids import content_hash as hash_text
 from canon.models.documents import CONTRACT_KEYS, Document
 from canon.registry import pii
 from canon.registry.contracts import Contract
-from canon.sources.corpus.reader import CorpusRead, RawRecord, ReadFailure
+from canon.sources.corpus.records import CorpusRead, RawRecord, ReadFailure
 
 # Fields that hold hashes, not prose: never PII-scanned.
 _NOT_SCANNED = {"content_hash"}

@@ -14,6 +14,7 @@ from canon.core.errors import CanonInputError
 from canon.models.documents import Document
 from canon.registry import store as registry
 from canon.registry.policy import Policy, load_policy
+from canon.sources.dbt.semantic.metric_values import MetricEngine
 
 POLICY_FILE = "policy.yml"
 
@@ -58,9 +59,5 @@ class Workspace:
         """The semantic-layer path for metric values, when the dbt artifacts and warehouse exist."""
         manifest = self.paths.dbt_artifacts_dir / "semantic_manifest.json"
         if not (manifest.exists() and self.paths.warehouse_db.exists()):
-            return None
-        try:
-            from canon.sources.dbt.semantic.metric_values import MetricEngine
-        except ImportError:
             return None
         return MetricEngine(manifest, self.paths.warehouse_db).value

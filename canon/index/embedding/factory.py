@@ -1,17 +1,16 @@
 """The backends a sentence-transformers model runs on, and the shared
 per-process default embedders (so a model loads once per process).
 
-The default is int8 ONNX (`canon.index.embedding.onnx`): about 1.7x less CPU than
-PyTorch on the bench corpus with the gold sets unchanged. `torch` runs the
-same model through sentence-transformers, and serves any model the ONNX
-export does not support.
+The default is int8 ONNX (`canon.index.embedding.onnx`): less CPU than PyTorch
+with the gold sets unchanged. `torch` runs the same model through
+sentence-transformers, and serves any model the ONNX export does not support.
 """
 
 from __future__ import annotations
 
 from canon.core.errors import CanonInputError
-from canon.index.embedding.base import SentenceTransformerEmbedder
 from canon.index.embedding.onnx import OnnxInt8Embedder
+from canon.index.embedding.torch import SentenceTransformerEmbedder
 
 DEFAULT_BACKEND = "onnx-int8"
 BACKENDS = {"onnx-int8": OnnxInt8Embedder, "torch": SentenceTransformerEmbedder}

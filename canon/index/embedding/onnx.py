@@ -1,10 +1,9 @@
 """The default embedder: a sentence-transformers BERT model on onnxruntime, int8.
 
-Why: on this 2-core CPU the PyTorch model is the whole cost of a build
-(issue #8's limit). The same model exported to ONNX, with BERT operator fusion
-and per-channel dynamic int8 weights, encodes the bench corpus 1.5x faster
-with 1.7x less CPU (bench `--only limit`) while the gold sets keep their
-actions and recall@3.
+Why: on a small CPU the PyTorch model is the whole cost of a build. The same
+model exported to ONNX, with BERT operator fusion and per-channel dynamic int8
+weights, encodes faster with less CPU (measure it with bench `--only limit`)
+while the gold sets keep their actions and recall@3.
 
 Why not sentence-transformers' own ONNX backend: it needs `optimum-onnx`, and
 every release of that requires transformers < 4.58 (Canon pins 5.x). So the
@@ -21,7 +20,7 @@ the model's `modules.json` declares; tokenisation uses the model's own
 `tokenizer.json` with its `max_seq_length`, the same ids sentence-transformers
 feeds the PyTorch model (tests compare them).
 
-The export runs once per machine and model (about 20 s), under a file lock,
+The export runs once per machine and model, under a file lock,
 into `CANON_MODEL_CACHE` (default `~/.cache/canon/models`), named by the
 embedder identity, written to a temporary name and renamed; it is reused only
 for the model files it was made from (stamps, else a content digest). Before it is kept
@@ -52,15 +51,15 @@ import numpy as np
 
 from canon.core import file_lock, ids
 from canon.core.errors import CanonInputError
-from canon.index.embedding.base import (
-    EmbeddingError,
-    EmbeddingIdentity,
+from canon.index.embedding.base import EmbeddingError, EmbeddingIdentity
+from canon.index.embedding.local_model import (
     LocalModel,
     default_model_path,
     local_model_name,
     model_files,
     read_local_model,
 )
+from canon.index.embedding.torch import SentenceTransformerEmbedder
 
 RECIPE = "canon-ort-int8-1"
 OPSET = 17
@@ -178,6 +177,7 @@ class OnnxInt8Embedder:
     def _load(self):
         with self._lock:
             if self._session is None:
+                # Deferred: onnxruntime is heavy to import and only needed once a model is served.
                 import onnxruntime as ort
                 from tokenizers import Tokenizer
 
@@ -335,9 +335,7 @@ def _quiet():
 def _export_fp32(model_path: Path, out: Path, max_seq_length: int) -> np.ndarray:
     """torch.onnx export of the Transformer module; returns the PyTorch
     reference vectors of REFERENCE_SENTENCES for the verification."""
-    import torch
-
-    from canon.index.embedding.base import SentenceTransformerEmbedder
+    import torch  # deferred: heavy, and only the one-time export needs it
 
     st = SentenceTransformerEmbedder(model_path, max_seq_length=max_seq_length)
     reference = st.embed(list(REFERENCE_SENTENCES))
@@ -364,7 +362,7 @@ def _export_fp32(model_path: Path, out: Path, max_seq_length: int) -> np.ndarray
 
 
 def _fuse(src: Path, out: Path, cfg: dict) -> None:
-    from onnxruntime.transformers.optimizer import optimize_model
+    from onnxruntime.transformers.optimizer import optimize_model  # deferred: heavy, export only
 
     fused = optimize_model(str(src), model_type="bert", num_heads=int(cfg["num_attention_heads"]),
                            hidden_size=int(cfg["hidden_size"]), opt_level=1)
@@ -372,7 +370,7 @@ def _fuse(src: Path, out: Path, cfg: dict) -> None:
 
 
 def _quantize(src: Path, out: Path) -> None:
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # deferred: heavy, export only
 
     quantize_dynamic(str(src), str(out), weight_type=QuantType.QInt8, per_channel=True, reduce_range=True,
                      extra_options={"DefaultTensorType": 1})  # float: for tensors whose type inference is silent
