@@ -16,7 +16,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
 
 ROOT = Path(__file__).resolve().parents[1]
-# A verbatim copy of ../shared/fixtures/dossier, so a fresh clone tests it.
+# The dossier gold set (docs/design.md, "The dossier gold set"), committed so a fresh clone tests it.
 DOSSIER = ROOT / "tests" / "fixtures" / "dossier"
 
 

@@ -28,7 +28,7 @@ NOW = dt.datetime(2026, 10, 10, 12, 0, tzinfo=dt.timezone.utc)
 
 
 def _dossier() -> Path:
-    # A verbatim copy of ../shared/fixtures/dossier, committed so a fresh clone tests it.
+    # The dossier gold set (docs/design.md, "The dossier gold set"), committed so a fresh clone tests it.
     return HERE / "fixtures" / "dossier" / "corpus.jsonl"
 
 

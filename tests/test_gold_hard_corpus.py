@@ -111,7 +111,7 @@ def test_the_hard_features_are_present(docs):
     kinds = {d.kind for d in docs.values()}
     assert {"metric_definition", "model_schema", "lineage", "freshness_snapshot", "wiki", "runbook",
             "restricted_memo", "untrusted_note"} <= kinds
-    # Lineage in the dossier's `a -> b` form, freshness in its sentence form.
+    # Lineage in the `a -> b` form, freshness in the sentence form (docs/contracts.md).
     assert all(" -> " in d.text for d in docs.values() if d.kind == "lineage")
     assert all(d.text.startswith("Observed at ") and "max_loaded_at" in d.text and "SLA" in d.text
                for d in docs.values() if d.kind == "freshness_snapshot")

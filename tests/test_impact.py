@@ -1,4 +1,4 @@
-"""`canon impact`: the dossier's "policy fix" question — which logged answers
+"""`canon impact`: the "policy fix" question (docs/design.md, "A policy fix and impact analysis") — which logged answers
 relied on a revision that has since been corrected."""
 
 from __future__ import annotations

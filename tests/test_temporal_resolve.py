@@ -1,5 +1,5 @@
 """Exact effective-time resolution and the resolve command's actions, on the
-dossier's documents (half-open business time, approved beats everything)."""
+dossier gold set's documents (docs/design.md; half-open business time, approved beats everything)."""
 
 from __future__ import annotations
 

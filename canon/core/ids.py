@@ -1,4 +1,4 @@
-"""Content-derived identities (seed 004): the same input and the same code
+"""Content-derived identities (docs/contracts.md, "Identity"): the same input and the same code
 always give the same id, and any change of content or configuration gives a
 new one, so re-running on unchanged input is a no-op."""
 

@@ -1,4 +1,4 @@
-"""Pydantic models for the binding document contract (DESIGN.md, "Documents")."""
+"""Pydantic models for the binding document contract (docs/contracts.md, "Documents")."""
 
 from __future__ import annotations
 

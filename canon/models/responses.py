@@ -1,4 +1,4 @@
-"""The JSON contract of `canon ask`, `resolve`, `lineage` (DESIGN.md). Binding:
+"""The JSON contract of `canon ask`, `resolve`, `lineage` (docs/contracts.md, "`canon ask`"). Binding:
 fields may be added, never renamed or dropped."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Which version of each source contract the registry was built under, and the
-rule that a new version is applied only as a compatible upgrade (seed 004:
-version a contract like an API; a major change waits for consumers)."""
+rule that a new version is applied only as a compatible upgrade (docs/design.md, "Enforcing the contract at the
+gate": version a contract like an API; a major change waits for consumers)."""
 
 import json
 

@@ -1,7 +1,7 @@
 """Source contracts: one YAML file per source that a person and the code both read.
 
 A contract is the agreement between the team that owns a source and the teams
-that consume it (seed 004): who owns it, what every record must carry, simple
+that consume it (docs/design.md, "Enforcing the contract at the gate"): who owns it, what every record must carry, simple
 quality rules, freshness, the pinned chunker and embedding model, and how fast a
 deletion must propagate. The gate (canon.registry.gate) enforces it before any chunking.
 
@@ -24,7 +24,7 @@ from canon.core.errors import CanonInputError
 
 DEFAULT_STATUS_VALUES = ("approved", "draft", "superseded", "deprecated", "untrusted", "observed")
 
-# What every document of the binding document contract must carry (DESIGN.md).
+# What every document of the binding document contract must carry (docs/contracts.md, "Metadata keys").
 DEFAULT_REQUIRED = (
     "doc_id", "object_id", "kind", "title", "status", "authority", "version",
     "valid_from", "allowed_roles", "text",

@@ -1,4 +1,4 @@
-"""The contract gate: runs before any chunking (seed 004, "Enforce the contract at the gate").
+"""The contract gate: runs before any chunking (docs/design.md, "Enforcing the contract at the gate").
 
 Every raw record is checked against its source's contract. A record that
 passes becomes a `Document`; one that fails goes to quarantine with ALL its

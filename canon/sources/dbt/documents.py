@@ -186,7 +186,7 @@ def documents_from_artifacts(
 def freshness_document(
     observations: list[dict], *, observed_at: str | None, roles: list[str], revision: str
 ) -> Document | None:
-    """dbt's sources.json in the dossier's sentence form (and as structured observations)."""
+    """dbt's sources.json in the sentence form of docs/contracts.md, "Freshness snapshots" (and as structured observations)."""
     if not observations:
         return None
     observed = observed_at or max(str(o.get("snapshotted_at") or "") for o in observations)
