@@ -362,7 +362,8 @@ def cosine_summary(a, b) -> dict[str, float]:
 def gold_by_backend(progress) -> dict[str, Any]:
     """Both release gold sets, evaluated with the PyTorch model and with the default backend (the
     comparison `canon migrate` gates on): the backend is kept only if actions and recall@3 hold."""
-    from canon.lifecycle.migrate import EmbedderSpec, IndexConfig, _evaluate_pair, default_release_sets
+    from canon.index.config import EmbedderSpec, IndexConfig
+    from canon.lifecycle.migrate import _evaluate_pair, default_release_sets
 
     pair = _evaluate_pair(default_release_sets(), IndexConfig(EmbedderSpec(backend="torch")), IndexConfig(),
                           progress)
