@@ -57,7 +57,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
-from canon.core import file_lock, ids
+from canon.core import file_lock
 from canon.core.db import sql_list, sql_literal
 from canon.core.errors import CanonInputError, CanonRunError
 from canon.index import memo as row_memo
@@ -75,10 +75,15 @@ from canon.index.revisions import (  # noqa: F401  (PublishResult, DEFAULT_TABLE
     get_revision,
     insert_outbox,
     insert_revision,
+    mark_pruned,
     next_seq,
+    note_completed_by_repair,
     pending_outbox,
     served_revision,
     utcnow,
+)
+from canon.index.revisions import (
+    revision_id as new_revision_id,  # a publish names its own local `revision_id`
 )
 from canon.index.rows import (
     STATE_COLUMNS,
@@ -162,7 +167,7 @@ def _fetch_vectors(tbl, chunk_ids: list[str]) -> dict[str, np.ndarray]:
     return out
 
 
-def _build_fts(tbl) -> None:
+def build_fts(tbl) -> None:
     from lancedb.index import FTS
 
     # Native (Lance) inverted index: versioned with the table, so a checked-out
@@ -173,10 +178,6 @@ def _build_fts(tbl) -> None:
 
 def _vector_dims(tbl) -> int:
     return int(tbl.schema.field("vector").type.list_size)
-
-
-def _revision_id(seq: int, *parts: str) -> str:
-    return f"rev-{seq:06d}-{ids.h(*parts, str(seq), n=8)}"
 
 
 # ------------------------------------------------------------------ repair
@@ -193,11 +194,10 @@ def repair(con: duckdb.DuckDBPyConnection, lancedb_dir: str | os.PathLike, *, ru
         digest = state_digest((cid, s["row_hash"]) for cid, s in state.items())
         if tbl is not None and digest == ob["expected_digest"] and len(state) == ob["expected_rows"]:
             # LanceDB holds exactly the intended rows: finish the publish.
-            _build_fts(tbl)
+            build_fts(tbl)
             apply_outbox(con, ob, lance_version=tbl.version, run_id=ob["run_id"],
                          resolution=f"completed by repair (run {run_id})")
-            con.execute("UPDATE index_revisions SET note = 'publish (completed by repair)' WHERE revision_id = ?",
-                        [ob["revision_id"]])
+            note_completed_by_repair(con, ob["revision_id"])
         else:
             abandon(con, ob["revision_id"],
                     f"publisher died before LanceDB held the intended rows; abandoned by repair (run {run_id})")
@@ -306,7 +306,7 @@ def publish(
                 repaired=repaired, rows_rebuilt=len(memo_fresh))
             if served["policy_revision"] != policy_revision:
                 seq = next_seq(con)
-                rid = _revision_id(seq, table, run_id, policy_revision)
+                rid = new_revision_id(seq, table, run_id, policy_revision)
                 copy_revision(con, served, revision_id=rid, seq=seq, lance_version=served["lance_version"],
                               policy_revision=policy_revision, run_id=run_id, note="policy-only")
                 result.revision_id = rid
@@ -314,7 +314,7 @@ def publish(
 
         # 3. intent
         seq = next_seq(con)
-        revision_id = _revision_id(seq, table, run_id, model_id, policy_revision)
+        revision_id = new_revision_id(seq, table, run_id, model_id, policy_revision)
         base_version = tbl.version if tbl is not None else None
         counts = dict(chunks=len(desired_hash), embedded=len(to_embed), reused=len(desired_hash) - len(to_embed),
                       deleted=len(stale), rewritten_metadata_only=len(reusable))
@@ -356,7 +356,7 @@ def publish(
                 tbl.delete(f"chunk_id IN {sql_list(gone[i:i + _IN_BATCH])}")
             if write_ids:
                 tbl.add(rows_to_arrow([desired[c] for c in write_ids], mat, dims=dims, revision_id=revision_id))
-            _build_fts(tbl)
+            build_fts(tbl)
             lance_version = tbl.version
             _checkpoint("lance_written")
 
@@ -429,9 +429,9 @@ def cleanup(
                 snap.checkout(int(served["lance_version"]))
                 rows = snap.to_arrow()
                 tbl.add(rows, mode="overwrite")
-                _build_fts(tbl)
+                build_fts(tbl)
                 seq = next_seq(con)
-                rev_id = _revision_id(seq, table, run_id, "cleanup")
+                rev_id = new_revision_id(seq, table, run_id, "cleanup")
                 copy_revision(con, served, revision_id=rev_id, seq=seq, lance_version=tbl.version,
                               policy_revision=served["policy_revision"], run_id=run_id,
                               note=f"cleanup rewrite of {served['revision_id']}")
@@ -443,7 +443,7 @@ def cleanup(
             cur = served_revision(con)
             if tbl.version != cur["lance_version"]:
                 seq = next_seq(con)
-                rev_id = _revision_id(seq, table, run_id, "compaction")
+                rev_id = new_revision_id(seq, table, run_id, "compaction")
                 copy_revision(con, cur, revision_id=rev_id, seq=seq, lance_version=tbl.version,
                               policy_revision=cur["policy_revision"], run_id=run_id,
                               note=f"cleanup compaction of {cur['revision_id']}")
@@ -451,10 +451,7 @@ def cleanup(
             warnings.simplefilter("ignore")  # the older_than=0 warning: we hold the publish lock
             tbl.optimize(cleanup_older_than=older_than)
         remaining = [int(v["version"]) for v in tbl.list_versions()]
-        con.execute(
-            f"UPDATE index_revisions SET pruned_at = ? WHERE lance_table = ? AND pruned_at IS NULL "
-            f"AND lance_version IS NOT NULL AND lance_version NOT IN ({', '.join(map(str, remaining))})",
-            [utcnow(), table])
+        mark_pruned(con, table, remaining, utcnow())
         return {"revision_id": rev_id, "rewritten": rewritten, "versions_before": versions_before,
                 "versions_after": len(remaining), "lance_version": tbl.version, "repaired": repaired}
 

@@ -425,7 +425,7 @@ def _rewrite(tbl, rows: pa.Table, doc_id: str, chunk_ids: list[str]) -> tuple[pa
     kept = rows.filter(mask)
     # overwrite = fresh data files: no deletion vectors over bytes that still hold the text
     tbl.add(kept, mode="overwrite")
-    index._build_fts(tbl)
+    index.build_fts(tbl)
     return kept, rows.num_rows - kept.num_rows
 
 
@@ -447,15 +447,13 @@ def _clear_table(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, name: str, d
                 snap.checkout(int(served["lance_version"]))
                 kept, removed = _rewrite(tbl, snap.to_arrow(), doc_id, chunk_ids)
                 seq = index_store.next_seq(con)
-                rid = index._revision_id(seq, name, run_id, "forget", doc_id)
+                rid = index_store.revision_id(seq, name, run_id, "forget", doc_id)
                 index_store.copy_revision(
                     con, served, revision_id=rid, seq=seq, lance_version=tbl.version,
                     policy_revision=served["policy_revision"], run_id=run_id,
                     note=f"forget {deletion_id}: {served['revision_id']} rewritten without {removed} row(s)")
                 docs = len(set(kept.column("doc_id").to_pylist()))
-                con.execute("UPDATE index_revisions SET row_count = ?, chunk_count = ?, doc_count = ?, "
-                            "reused_count = ? WHERE revision_id = ?",
-                            [kept.num_rows, kept.num_rows, docs, kept.num_rows, rid])
+                index_store.set_row_counts(con, rid, rows=kept.num_rows, docs=docs)
                 out["revision"] = rid
                 out["rows_removed"] = removed
             # else: only older versions (or a failed publish's residue) hold it; cleanup below

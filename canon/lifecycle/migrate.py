@@ -441,7 +441,7 @@ def _cut_over(paths, connect, mid, served, cand, lineage, target, new_model, to_
             now = utcnow()
             until = now + window
             seq = index_store.next_seq(con)
-            rid = index._revision_id(seq, to_table, run_id, "cutover", mid)
+            rid = index_store.revision_id(seq, to_table, run_id, "cutover", mid)
             view = pa.table({f.name: [r[i] for r in lineage] for i, f in enumerate(_LINEAGE_SCHEMA)},
                             schema=_LINEAGE_SCHEMA)
             con.register("_canon_cutover", view)
@@ -558,7 +558,7 @@ def _rollback(paths, connect, migration_id, run_id) -> RollbackResult:
                     f"the previous table {m['from_table']} (version {tbl.version}) no longer matches revision "
                     f"{frm['revision_id']}: {len(have - expected)} unexpected, {len(expected - have)} missing chunk(s)")
             seq = index_store.next_seq(con)
-            rid = index._revision_id(seq, m["from_table"], run_id, "rollback", m["migration_id"])
+            rid = index_store.revision_id(seq, m["from_table"], run_id, "rollback", m["migration_id"])
             from_cfg = json.loads(m["from_config_json"])
             with Txn(con):
                 rev = {k: frm[k] for k in ("lance_table", "embedding_model_id", "embedding_identity_json",
@@ -618,8 +618,7 @@ def expire_rollbacks(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, now: dt.
         if table not in keep and table not in dropped:
             with index.publish_lock(lancedb_dir):
                 db.drop_table(table, ignore_missing=True)
-            con.execute("UPDATE index_revisions SET pruned_at = coalesce(pruned_at, ?) WHERE lance_table = ?",
-                        [now, table])
+            index_store.mark_table_dropped(con, table, now)
             dropped.append(table)
         con.execute("UPDATE index_migrations SET status = 'finalized' WHERE migration_id = ?", [mid])
     return dropped
