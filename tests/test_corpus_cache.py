@@ -189,7 +189,7 @@ def test_symlinked_files_are_never_trusted(con, corpus, tmp_path):
 
 
 def test_forget_clears_the_files_cache_entry(con, corpus):
-    from canon.lifecycle.forget import _clear_registry
+    from canon.lifecycle.forget.clear import clear_registry as _clear_registry
     _build(con, corpus, "r1")
     out = _clear_registry(con, "wiki.page_1", dt.datetime(2026, 11, 30))
     assert out["corpus_files_deleted"] == 1
