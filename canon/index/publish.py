@@ -32,7 +32,7 @@ to LanceDB and creates no revision; it returns the served revision with
 recorded that points at the *same* LanceDB version (no LanceDB write), so each
 revision still names the policy it was published under.
 
-Incremental cases (seed 003): unchanged rows are skipped; metadata-only changes
+Incremental cases: unchanged rows are skipped; metadata-only changes
 (status, roles, dates, title in the header, ...) rewrite rows and reuse the
 vector found under the same `embedding_key`; changed text produces new chunk
 ids that are embedded, and the old ids leave the table; a document absent

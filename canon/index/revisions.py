@@ -2,14 +2,14 @@
 
 LanceDB holds the chunk rows; DuckDB (Canon's `canon.duckdb`) holds the
 record of which LanceDB table version is a *ready* index revision, the
-chunk/embedding lineage of seed 004, and `index_outbox`, the intent rows that
+chunk/embedding lineage (docs/design.md, "Lineage at two grains"), and `index_outbox`, the intent rows that
 keep the two stores consistent (transactional outbox): the intent is committed
 in DuckDB before LanceDB is written, and lineage + readiness are applied from
 it afterwards — by the same publish, or by the repair step at the start of the
 next one if the publisher died in between.
 
 One Canon database serves one LanceDB index directory: `chunk_lineage` is
-keyed by chunk_id alone, as in seed 004.
+keyed by chunk_id alone.
 """
 
 from __future__ import annotations
