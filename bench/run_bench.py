@@ -363,7 +363,8 @@ def gold_by_backend(progress) -> dict[str, Any]:
     """Both release gold sets, evaluated with the PyTorch model and with the default backend (the
     comparison `canon migrate` gates on): the backend is kept only if actions and recall@3 hold."""
     from canon.index.config import EmbedderSpec, IndexConfig
-    from canon.lifecycle.migrate import _evaluate_pair, default_release_sets
+    from canon.lifecycle.migrate import default_release_sets
+    from canon.lifecycle.migrate import evaluate_pair as _evaluate_pair
 
     pair = _evaluate_pair(default_release_sets(), IndexConfig(EmbedderSpec(backend="torch")), IndexConfig(),
                           progress)

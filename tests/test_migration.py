@@ -15,6 +15,7 @@ from canon.index import publish as index
 from canon.index import search as index_search
 from canon.lifecycle import forget as lifecycle
 from canon.lifecycle import migrate as migration
+from canon.lifecycle.migrate import run as migration_run
 from canon.registry import store as registry
 from canon.ask.pipeline import ask
 from canon.cli.main import main
@@ -235,7 +236,7 @@ def test_cli_and_dagster_jobs(home, capsys, monkeypatch):
     from assets.lifecycle import migrate_job, rollback_job
     from resources.lineage_emitter import OpenLineageResource
 
-    monkeypatch.setattr(migration, "default_release_sets", lambda: DOSSIER_SET)
+    monkeypatch.setattr(migration_run, "default_release_sets", lambda: DOSSIER_SET)
     resources = {"canon_db": DuckDBResource(database=str(home.canon_db)), "lineage": OpenLineageResource()}
     run = migrate_job.execute_in_process(
         run_config={"ops": {"migrate_index": {"config": {"chunker_max_chars": 60}}}}, resources=resources)

@@ -53,9 +53,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import duckdb
-import lancedb
 import numpy as np
-import pyarrow as pa
 
 from canon.core import file_lock
 from canon.core.db import sql_list, sql_literal
@@ -63,6 +61,7 @@ from canon.core.errors import CanonInputError, CanonRunError
 from canon.index import memo as row_memo
 from canon.index.chunking import DEFAULT_CHUNKER, chunk_document
 from canon.index.embedding.base import Embedder, validate_vectors
+from canon.index.lance import build_fts, connect, open_table, scan
 from canon.index.revisions import (  # noqa: F401  (PublishResult, DEFAULT_TABLE re-exported)
     DEFAULT_TABLE,  # noqa: F401
     LINEAGE_FIELDS,
@@ -93,7 +92,6 @@ from canon.index.rows import (
     state_digest,
 )
 from canon.index.search import Hit, IndexNotReady, search  # noqa: F401  (re-exported)
-from canon.index.tuning import tune_indexes
 from canon.models.documents import Document
 
 LOCK_NAME = ".canon-publish.lock"
@@ -129,28 +127,10 @@ def publish_lock(lancedb_dir: str | os.PathLike, *, timeout: float = 600.0) -> I
 
 # ------------------------------------------------------------------ helpers
 
-def _connect(lancedb_dir: str | os.PathLike) -> lancedb.DBConnection:
-    return lancedb.connect(str(lancedb_dir))
-
-
-def _open(db: lancedb.DBConnection, table: str):
-    try:
-        return db.open_table(table)
-    except (ValueError, FileNotFoundError):
-        return None
-
-
-def _scan(tbl, columns: list[str], where: str | None = None) -> pa.Table:
-    q = tbl.search()
-    if where:
-        q = q.where(where)
-    return q.select(columns).limit(None).to_arrow()
-
-
 def _current_state(tbl) -> dict[str, dict[str, str]]:
     if tbl is None:
         return {}
-    t = _scan(tbl, list(STATE_COLUMNS))
+    t = scan(tbl, list(STATE_COLUMNS))
     cols = {c: t.column(c).to_pylist() for c in STATE_COLUMNS}
     return {cid: {c: cols[c][i] for c in STATE_COLUMNS} for i, cid in enumerate(cols["chunk_id"])}
 
@@ -159,21 +139,12 @@ def _fetch_vectors(tbl, chunk_ids: list[str]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for i in range(0, len(chunk_ids), _IN_BATCH):
         part = chunk_ids[i:i + _IN_BATCH]
-        t = _scan(tbl, ["chunk_id", "vector"], f"chunk_id IN {sql_list(part)}")
+        t = scan(tbl, ["chunk_id", "vector"], f"chunk_id IN {sql_list(part)}")
         vecs = t.column("vector").combine_chunks()
         flat = vecs.flatten().to_numpy(zero_copy_only=False).reshape(len(t), -1)
         for cid, v in zip(t.column("chunk_id").to_pylist(), flat):
             out[cid] = v
     return out
-
-
-def build_fts(tbl) -> None:
-    from lancedb.index import FTS
-
-    # Native (Lance) inverted index: versioned with the table, so a checked-out
-    # revision searches exactly its own index. Positions enable phrase queries.
-    tbl.create_index("text", config=FTS(with_position=True), replace=True)
-    tune_indexes(tbl)   # LABEL_LIST on allowed_roles; IVF_FLAT >= 5k rows, IVF_SQ + refine >= 50k
 
 
 def _vector_dims(tbl) -> int:
@@ -187,9 +158,9 @@ def repair(con: duckdb.DuckDBPyConnection, lancedb_dir: str | os.PathLike, *, ru
     publish lock (publish and cleanup do). Returns the revisions touched."""
     ensure_schema(con)
     touched = []
-    db = _connect(lancedb_dir)
+    db = connect(lancedb_dir)
     for ob in pending_outbox(con):
-        tbl = _open(db, ob["lance_table"])
+        tbl = open_table(db, ob["lance_table"])
         state = _current_state(tbl)
         digest = state_digest((cid, s["row_hash"]) for cid, s in state.items())
         if tbl is not None and digest == ob["expected_digest"] and len(state) == ob["expected_rows"]:
@@ -241,8 +212,8 @@ def publish(
 
         # 1. desired rows, against the latest LanceDB state (an unchanged document's
         #    rows come from the memo when the table still holds them: canon.index.memo)
-        db = _connect(lancedb_dir)
-        tbl = _open(db, table)
+        db = connect(lancedb_dir)
+        tbl = open_table(db, table)
         if tbl is not None and _vector_dims(tbl) != dims:
             raise CanonInputError(
                 lancedb_dir / f"{table}.lance",
@@ -379,11 +350,11 @@ def indexed_hashes(con: duckdb.DuckDBPyConnection, lancedb_dir: str | os.PathLik
     rev = served_revision(con)
     if rev is None:
         return {}
-    tbl = _open(_connect(lancedb_dir), rev["lance_table"])
+    tbl = open_table(connect(lancedb_dir), rev["lance_table"])
     if tbl is None:
         return {}
     tbl.checkout(int(rev["lance_version"]))
-    t = _scan(tbl, ["doc_id", "content_hash"])
+    t = scan(tbl, ["doc_id", "content_hash"])
     return dict(zip(t.column("doc_id").to_pylist(), t.column("content_hash").to_pylist()))
 
 
@@ -412,8 +383,8 @@ def cleanup(
     ensure_schema(con)
     with publish_lock(lancedb_dir, timeout=lock_timeout):
         repaired = repair(con, lancedb_dir, run_id=run_id)
-        db = _connect(lancedb_dir)
-        tbl = _open(db, table)
+        db = connect(lancedb_dir)
+        tbl = open_table(db, table)
         if tbl is None:
             return {"revision_id": None, "rewritten": False, "versions_before": 0, "versions_after": 0,
                     "repaired": repaired}
@@ -425,7 +396,7 @@ def cleanup(
             latest_meta = max(tbl.list_versions(), key=lambda v: int(v["version"])).get("metadata", {})
             has_deletions = int(latest_meta.get("total_deletion_file_rows", "0") or 0) > 0
             if has_deletions or tbl.version != served["lance_version"]:
-                snap = _open(db, table)
+                snap = open_table(db, table)
                 snap.checkout(int(served["lance_version"]))
                 rows = snap.to_arrow()
                 tbl.add(rows, mode="overwrite")

@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping
 
 import duckdb
 
+from canon.index import lance
 from canon.index.revisions import get_revision, has_schema, served_revision
 from canon.models.documents import Document
 from canon.registry.store import version_of
@@ -75,8 +76,6 @@ def stale_doc_ids(con: duckdb.DuckDBPyConnection, docs: Iterable[Document], *,
 
 def served_table(lancedb_dir: str | Path, rev: Mapping[str, Any], columns: list[str]):
     """The served revision's LanceDB rows (selected columns) as an Arrow table."""
-    import lancedb  # deferred: heavy, and the ask path only needs the DuckDB side
-
-    tbl = lancedb.connect(str(lancedb_dir)).open_table(rev["lance_table"])
+    tbl = lance.connect(lancedb_dir).open_table(rev["lance_table"])
     tbl.checkout(int(rev["lance_version"]))
     return tbl.search().select(columns).limit(None).to_arrow()

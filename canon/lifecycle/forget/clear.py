@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import lancedb
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -85,13 +84,13 @@ def _rewrite(tbl, rows: pa.Table, doc_id: str, chunk_ids: list[str]) -> tuple[pa
     kept = rows.filter(mask)
     # overwrite = fresh data files: no deletion vectors over bytes that still hold the text
     tbl.add(kept, mode="overwrite")
-    index.build_fts(tbl)
+    lance.build_fts(tbl)
     return kept, rows.num_rows - kept.num_rows
 
 def _clear_table(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, name: str, doc_id: str,
                  chunk_ids: list[str], *, run_id: str, deletion_id: str) -> dict[str, Any]:
     flt = doc_filter(doc_id, chunk_ids)
-    db = lancedb.connect(str(lancedb_dir))
+    db = lance.connect(lancedb_dir)
     holding = _holding_versions(db.open_table(name), flt)
     out: dict[str, Any] = {"versions_holding": holding, "rows_removed": 0, "revision": None}
     if not holding:

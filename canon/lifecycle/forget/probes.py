@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import duckdb
-import lancedb
 import pyarrow as pa
 
 from canon.ask.resolve import sentences
@@ -110,7 +109,7 @@ def held_material(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, doc_id: str
     bodies: dict[str, list[tuple[int, str]]] = {}
     vectors: dict[str, dict[str, list[float]]] = {}
     for name in lance.table_names(lancedb_dir):
-        tbl = lancedb.connect(str(lancedb_dir)).open_table(name)
+        tbl = lance.connect(lancedb_dir).open_table(name)
         for v in lance.versions(tbl):
             tbl.checkout(v)
             t = _lance_rows(tbl, f"doc_id = {sql_literal(doc_id)}",

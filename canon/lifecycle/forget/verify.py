@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import duckdb
-import lancedb
 from lancedb.query import MatchQuery, PhraseQuery
 
 from canon.core.config import CanonPaths
@@ -118,7 +117,7 @@ def _verify_lancedb(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, doc_id: s
     findings: list[Finding] = []
     info: dict[str, Any] = {"versions_scanned": 0, "fts_queries": 0, "vector_queries": 0}
     flt = doc_filter(doc_id, chunk_ids)
-    db = lancedb.connect(str(lancedb_dir)) if Path(lancedb_dir).exists() else None
+    db = lance.connect(lancedb_dir) if Path(lancedb_dir).exists() else None
     for name in lance.table_names(lancedb_dir):
         tbl = db.open_table(name)
         for v in lance.versions(tbl):
