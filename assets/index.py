@@ -6,9 +6,9 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from assets.metadata import DEFINITIONS_KEY
+from canon.index import config as index_config
 from canon.index import publish as index
 from canon.index.build import build_index
-from canon.lifecycle import migrate as migration
 from canon.ops import checks as ops_checks
 from canon.registry.policy import load_policy
 from canon.run_lineage import canon_table, index_revision
@@ -34,7 +34,7 @@ def knowledge_index(context: dg.AssetExecutionContext, canon_db: DuckDBResource,
             # First sighting of this policy revision (the revocation-lag clock), if no sensor saw it.
             ops_checks.record_policy_revision(con, policy.revision, seen_by="knowledge_index")
             # After a `canon migrate` cut-over the active configuration (table, model, chunking) wins.
-            emb, options = migration.publish_setup(con, emb)
+            emb, options = index_config.publish_setup(con, emb)
             result = build_index(con, paths.lancedb_dir, emb, policy, run_id=context.run.run_id, **options)
             rev = index.served_revision(con)
         run.add_output(index_revision(result.revision_id))

@@ -22,7 +22,7 @@ from canon.ops import checks as ops_checks
 from canon.registry import store as registry
 from canon.registry.contracts import load_contracts
 from canon.registry.policy import load_policy
-from resources.settings import CONTRACTS_DIR, canon_paths, corpus_dir, policy_file
+from resources.settings import CONTRACTS_DIR, canon_paths, policy_file
 
 REVOCATION_SLA_ENV = "CANON_REVOCATION_SLA_SECONDS"
 POLICY_REVISION_TAG = "canon/policy_revision"        # set by the policy sensor (sensors/data_sensors.py)

@@ -32,7 +32,6 @@ to <repo>/var) and prints a table with the target beside each figure.
 
 from __future__ import annotations
 
-
 import argparse
 import json
 import math

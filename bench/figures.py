@@ -11,7 +11,6 @@ from bench.settings import STAGES
 from bench.timing import median
 
 
-
 def figures_limit(F: Figures, r: dict[str, Any], real: bool) -> None:
     S = "1 limit"
     load, rss = r["load_before"], r["peak_rss_mb"]

@@ -7,12 +7,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from bench.pipeline import TimedEmbedder, disk_mb, pipeline, public
+from bench.workdir import fresh_dir
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.registry import store as registry
 from canon.registry.tombstones import has_table
-
-from bench.pipeline import TimedEmbedder, disk_mb, pipeline, public
-from bench.workdir import fresh_dir
 
 
 def _rows(con, table: str) -> int | None:

@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from canon.index.chunking import chunk_document
-from canon.registry.contracts import load_contract
-from canon.registry.gate import gate
-from canon.sources.corpus.reader import read_corpus
 
 from bench.pipeline import TimedEmbedder, make_embedder, model_alone, pipeline, public, token_lengths
 from bench.settings import CONTRACT, TODAY
 from bench.timing import cpu_s, log, now
 from bench.workdir import fresh_dir
+from canon.index.chunking import chunk_document
+from canon.registry.contracts import load_contract
+from canon.registry.gate import gate
+from canon.sources.corpus.reader import read_corpus
 
 
 def case_limit(p: dict[str, Any]) -> dict[str, Any]:
@@ -34,7 +34,7 @@ def case_limit(p: dict[str, Any]) -> dict[str, Any]:
     baseline = make_embedder("torch") if kind == "st" else None
     base_encode = model_alone(baseline) if baseline is not None else None
     if kind != "hashing":
-        import torch   # heavy: only the real model's runs load it
+        import torch  # heavy: only the real model's runs load it
         res["torch_threads"] = torch.get_num_threads()
         res["encode_batch_size"] = (baseline or inner).batch_size   # the PyTorch one, whichever it is
     res["publish_batch_size"] = 64  # canon.index.publish.publish's default: texts per embedder.embed call
@@ -119,9 +119,10 @@ def gold_by_backend(progress) -> dict[str, Any]:
     comparison `canon migrate` gates on): the backend is kept only if actions and recall@3 hold."""
     # heavy (~70 MB of modules: evaluation, ask, migration): loaded after the timed passes and only
     # for the real model, so neither the timed passes nor a --quick run carry it in their peak RSS
-    from canon.lifecycle.migrate import EmbedderSpec, IndexConfig, _evaluate_pair, default_release_sets
+    from canon.index.config import EmbedderSpec, IndexConfig
+    from canon.lifecycle.migrate import default_release_sets, evaluate_pair
 
-    pair = _evaluate_pair(default_release_sets(), IndexConfig(EmbedderSpec(backend="torch")), IndexConfig(),
+    pair = evaluate_pair(default_release_sets(), IndexConfig(EmbedderSpec(backend="torch")), IndexConfig(),
                           progress)
     keys = ("cases", "passed", "action_accuracy", "recall_at_3", "permission_leaks")
     return {name: {"torch": {k: sides["current"]["summary"][k] for k in keys},

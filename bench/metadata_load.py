@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import duckdb
+
 from canon.sources.dbt.artifacts import read_artifacts
 
 

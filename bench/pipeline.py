@@ -11,18 +11,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.settings import CONTRACT, TODAY
+from bench.timing import cpu_s, now
 from canon.index.build import build_index
+from canon.index.embedding.factory import DEFAULT_BACKEND, default_embedder
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.index.embedding.torch import SentenceTransformerEmbedder
-from canon.index.embedding.factory import DEFAULT_BACKEND, default_embedder
 from canon.index.revisions import served_revision
 from canon.registry import store as registry
 from canon.registry.build import build_registry
 from canon.registry.contracts import load_contract
 from canon.registry.policy import load_policy, project
-
-from bench.settings import CONTRACT, TODAY
-from bench.timing import cpu_s, now
 
 
 class TimedEmbedder:

@@ -11,6 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import lancedb
+
+from bench.pipeline import TimedEmbedder, disk_mb, make_embedder
+from bench.questions import build_retriever, governed_questions, peer_queries
+from bench.settings import CANDIDATES, CONTRACT, ROLE, SEARCH_K, TODAY
+from bench.timing import log, now, pct
+from bench.workdir import fresh_dir
 from canon.ask.pipeline import RETRIEVE_COLUMNS, AskContext, Timings, ask
 from canon.index import publish as index
 from canon.index import search as index_search
@@ -21,12 +27,6 @@ from canon.registry.contracts import load_contract
 from canon.registry.gate import gate
 from canon.registry.policy import load_policy
 from canon.sources.corpus.reader import read_corpus
-
-from bench.pipeline import TimedEmbedder, disk_mb, make_embedder
-from bench.questions import build_retriever, governed_questions, peer_queries
-from bench.settings import CANDIDATES, CONTRACT, ROLE, SEARCH_K, TODAY
-from bench.timing import log, now, pct
-from bench.workdir import fresh_dir
 
 
 def bare_hybrid(tbl, text: str, vec, flt: str, cols: list[str], depth: int, k: int):

@@ -8,9 +8,8 @@ import datetime as dt
 import random
 from pathlib import Path
 
-from canon.ask.context import build_retriever as production_retriever
-
 from bench.settings import ROLE
+from canon.ask.context import build_retriever as production_retriever
 
 # dbt-ml's tools/bench_search.py and LlamaIndex's query_bench.py ask these (same terms, same seed 7).
 PEER_TERMS = ["net revenue", "gross margin", "churn rate", "refund rate", "freshness SLA", "credit notes",

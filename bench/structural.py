@@ -9,19 +9,18 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from canon.ask.pipeline import AskContext, ask
-from canon.index.chunking import chunk_document
-from canon.index.embedding.hashing import HashingEmbedder
-from canon.index.revisions import served_revision
-from canon.registry import store as registry
-from canon.registry.policy import load_policy
-
 from bench import gen_corpus
 from bench.pipeline import TimedEmbedder, disk_mb, pipeline, public
 from bench.questions import build_retriever, governed_questions
 from bench.settings import ROLE, STAGES
 from bench.timing import log, now
 from bench.workdir import fresh_dir
+from canon.ask.pipeline import AskContext, ask
+from canon.index.chunking import chunk_document
+from canon.index.embedding.hashing import HashingEmbedder
+from canon.index.revisions import served_revision
+from canon.registry import store as registry
+from canon.registry.policy import load_policy
 
 
 def _doc_files(corpus: Path, sub: str) -> list[Path]:

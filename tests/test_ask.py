@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from canon.registry import store as registry
-from canon.ask.pipeline import ask
-from canon.registry.policy import Policy, RevokeRule, load_policy, project
 from canon.ask.context import ask_context
+from canon.ask.pipeline import ask
+from canon.registry import store as registry
+from canon.registry.policy import Policy, RevokeRule, project
 
 D = dt.date.fromisoformat
 

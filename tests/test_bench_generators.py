@@ -78,9 +78,9 @@ def test_analytical_documents_have_the_governed_shape():
 
 def test_corpus_passes_the_gate_except_the_planted_failures(tmp_path):
     from canon.registry.contracts import load_contract
-    from canon.sources.corpus.reader import read_corpus
     from canon.registry.gate import gate
     from canon.registry.policy import load_policy
+    from canon.sources.corpus.reader import read_corpus
 
     gen_corpus.generate(tmp_path / "c", 900, seed=1, synth_share=0.0)
     res = gate(read_corpus(tmp_path / "c"), load_contract(ROOT / "contracts" / "knowledge.yml"),

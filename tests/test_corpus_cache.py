@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -14,8 +13,8 @@ import pytest
 
 from canon.registry import corpus_cache
 from canon.registry import store as registry
-from canon.registry.contracts import load_contract
 from canon.registry.build import build_registry
+from canon.registry.contracts import load_contract
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = load_contract(ROOT / "contracts" / "knowledge.yml")
@@ -189,7 +188,7 @@ def test_symlinked_files_are_never_trusted(con, corpus, tmp_path):
 
 
 def test_forget_clears_the_files_cache_entry(con, corpus):
-    from canon.lifecycle.forget import _clear_registry
+    from canon.lifecycle.forget.clear import clear_registry as _clear_registry
     _build(con, corpus, "r1")
     out = _clear_registry(con, "wiki.page_1", dt.datetime(2026, 11, 30))
     assert out["corpus_files_deleted"] == 1

@@ -5,21 +5,27 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import pytest
-
-from canon.sources.dbt.artifacts import (
-    EDGES_SCHEMA, NODES_SCHEMA, RUN_RESULTS_SCHEMA, ArtifactBundle, manifest_edges, manifest_nodes,
-    read_artifacts, read_manifest, read_run_results, read_sources_json,
-)
-from canon.core.errors import CanonInputError
 from external_artifacts import SETS
 
 from bench import gen_manifest
+from canon.core.errors import CanonInputError
+from canon.sources.dbt.artifacts import (
+    EDGES_SCHEMA,
+    NODES_SCHEMA,
+    RUN_RESULTS_SCHEMA,
+    ArtifactBundle,
+    manifest_edges,
+    manifest_nodes,
+    read_artifacts,
+    read_manifest,
+    read_run_results,
+    read_sources_json,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 

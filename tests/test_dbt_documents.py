@@ -6,11 +6,11 @@ import shutil
 
 import pytest
 
+from canon.core.errors import CanonInputError
 from canon.registry import store as registry
 from canon.sources.dbt.artifacts import read_artifacts
 from canon.sources.dbt.documents import documents_from_artifacts, freshness_document
 from canon.sources.dbt.tables import store_bundle
-from canon.core.errors import CanonInputError
 
 
 @pytest.fixture()

@@ -18,8 +18,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from canon.sources.demo import raw_data
 from canon.core.config import PROJECT_ROOT, CanonPaths
+from canon.sources.demo import raw_data
 from canon.sources.demo.raw_data import load_raw
 
 DBT_PROJECT = PROJECT_ROOT / "dbt_project"

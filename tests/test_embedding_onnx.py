@@ -188,7 +188,9 @@ def test_an_unwritable_cache_names_the_folder_and_the_setting(tmp_path):
 def test_release_gold_sets_hold_on_the_int8_backend():
     """The condition the issue sets for the faster backend: actions and recall@3 on both release gold
     sets unchanged from PyTorch, the release gate passing (the comparison `canon migrate` gates on)."""
-    from canon.lifecycle.migrate import EmbedderSpec, IndexConfig, _evaluate_pair, default_release_sets
+    from canon.index.config import EmbedderSpec, IndexConfig
+    from canon.lifecycle.migrate import default_release_sets
+    from canon.lifecycle.migrate import evaluate_pair as _evaluate_pair
 
     sets = default_release_sets()
     assert {name for name, _, _ in sets} == {"dossier", "hard"}

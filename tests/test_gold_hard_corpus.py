@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from canon.registry.contracts import load_contract
-from canon.sources.corpus.reader import read_corpus
-from canon.registry.gate import gate
 from canon.models.documents import Status
+from canon.registry.contracts import load_contract
+from canon.registry.gate import gate
 from canon.registry.policy import is_visible, load_policy
+from canon.sources.corpus.reader import read_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 HARD = ROOT / "tests" / "gold_hard"

@@ -21,6 +21,7 @@ from canon.index import publish as index
 from canon.index import search as index_search
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.lifecycle import forget as lifecycle
+from canon.lifecycle.forget import run as forget_run
 from canon.registry import store as registry
 from canon.registry.build import build_registry
 from canon.registry.contracts import load_contract
@@ -190,7 +191,7 @@ def test_interrupted_deletion_resumes_and_finishes(home, monkeypatch, stop_at):
         if name == stop_at:
             raise KeyboardInterrupt(f"killed at {name}")
 
-    monkeypatch.setattr(lifecycle, "_checkpoint", crash)
+    monkeypatch.setattr(forget_run, "_checkpoint", crash)
     with pytest.raises(KeyboardInterrupt):
         lifecycle.forget(MEMO)
     con = registry.connect(home.canon_db)
@@ -203,7 +204,7 @@ def test_interrupted_deletion_resumes_and_finishes(home, monkeypatch, stop_at):
         con.close()
     assert verified is False and state == ("stores_cleared" if stop_at in ("stores_cleared", "compacted")
                                            else "requested")
-    monkeypatch.setattr(lifecycle, "_checkpoint", lambda name: None)
+    monkeypatch.setattr(forget_run, "_checkpoint", lambda name: None)
     res = lifecycle.forget(MEMO)
     assert res.verified and res.resumed and res.attempts == 2
     for phrase in MEMO_PHRASES:
@@ -243,7 +244,7 @@ def test_a_copy_outside_the_known_stores_fails_verification(home, capsys):
 def test_duckdb_keeps_deleted_text_in_free_blocks_unless_rewritten(home, monkeypatch):
     # Why forget rewrites canon.duckdb: without it, the file still holds the text.
     with monkeypatch.context() as m:  # (not monkeypatch.undo(): that would also drop CANON_HOME)
-        m.setattr(lifecycle, "compact_duckdb", lambda connect, path: {"compacted": False})
+        m.setattr(forget_run, "compact_duckdb", lambda connect, path: {"compacted": False})
         with pytest.raises(lifecycle.DeletionNotVerified) as exc:
             lifecycle.forget(MEMO)
     assert {f.store for f in exc.value.result.findings} == {"file:canon.duckdb"}

@@ -16,12 +16,17 @@ import duckdb
 import pytest
 
 from canon.core.config import CanonPaths
+from canon.models.documents import Document
 from canon.sources.dbt.artifacts import read_artifacts
 from canon.sources.dbt.documents import documents_from_artifacts
 from canon.sources.dbt.semantic.metric_values import (
-    MetricEngine, NotComputable, UnsafeExpression, evaluate_expression, metric_name_of, query_id_of,
+    MetricEngine,
+    NotComputable,
+    UnsafeExpression,
+    evaluate_expression,
+    metric_name_of,
+    query_id_of,
 )
-from canon.models.documents import Document
 from canon.sources.demo.raw_data import load_raw
 
 try:  # the dbt subprocess helper of the dbt-project tests (same env, same flags)

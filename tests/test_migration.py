@@ -15,12 +15,14 @@ from canon.ask.pipeline import ask
 from canon.cli.main import main
 from canon.core.config import CanonPaths
 from canon.core.errors import CanonInputError
+from canon.index import config as index_config
 from canon.index import publish as index
 from canon.index import search as index_search
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.index.embedding.torch import SentenceTransformerEmbedder
 from canon.lifecycle import forget as lifecycle
 from canon.lifecycle import migrate as migration
+from canon.lifecycle.migrate import run as migration_run
 from canon.registry import store as registry
 from canon.registry.build import build_registry
 from canon.registry.contracts import load_contract
@@ -93,7 +95,7 @@ def test_incomplete_coverage_refuses_to_cut_over(home):
     assert res.to_table in lancedb.connect(str(home.lancedb_dir)).list_tables().tables
     con = registry.connect(home.canon_db)
     try:
-        assert migration.active_config(con) is None
+        assert index_config.active_config(con) is None
         row = con.execute("SELECT status, coverage_complete, gate_passed FROM index_migrations").fetchall()
         assert row == [("refused", False, True)]
         assert json.loads(con.execute("SELECT coverage_json FROM index_migrations").fetchall()[0][0])["missing"] == live_v2
@@ -128,7 +130,7 @@ def test_complete_migration_cuts_over_and_rolls_back(home):
         hits = index_search.search(home.lancedb_dir, con, "credit notes", HashingEmbedder(256).embed(["credit notes"])[0],
                                    role="analyst", k=3)
         assert hits and {h.revision_id for h in hits} == {res.cutover_revision}
-        cfg, table = migration.active_config(con)
+        cfg, table = index_config.active_config(con)
         assert table == res.to_table and cfg.embedder.dimensions == 256
         assert con.execute("SELECT count(*) FROM embedding_lineage WHERE index_revision = ?",
                            [res.cutover_revision]).fetchall()[0][0] == 12
@@ -140,7 +142,7 @@ def test_complete_migration_cuts_over_and_rolls_back(home):
     # a routine publish after the cut-over follows the active configuration (it does not revert it)
     con = registry.connect(home.canon_db)
     try:
-        emb, opts = migration.publish_setup(con, HashingEmbedder())
+        emb, opts = index_config.publish_setup(con, HashingEmbedder())
         again = index.publish(con, home.lancedb_dir, registry.load_documents(con), emb,
                               policy_revision=load_policy(None).revision, run_id="run-nightly", **opts)
         assert again.noop and index.served_revision(con)["revision_id"] == res.cutover_revision
@@ -155,7 +157,7 @@ def test_complete_migration_cuts_over_and_rolls_back(home):
     assert resp.action == "answer" and logged_rb == rb.rollback_revision
     con = registry.connect(home.canon_db)
     try:
-        assert migration.active_config(con)[1] == "chunks"
+        assert index_config.active_config(con)[1] == "chunks"
         assert con.execute("SELECT status FROM index_migrations").fetchall() == [("rolled_back",)]
         # the answer log attributes each answer to the revision that served it
         revs = [r[0] for r in con.execute("SELECT index_revision FROM answer_log ORDER BY asked_at").fetchall()]
@@ -235,7 +237,7 @@ def test_cli_and_dagster_jobs(home, capsys, monkeypatch):
     from assets.lifecycle import migrate_job, rollback_job
     from resources.lineage_emitter import OpenLineageResource
 
-    monkeypatch.setattr(migration, "default_release_sets", lambda: DOSSIER_SET)
+    monkeypatch.setattr(migration_run, "default_release_sets", lambda: DOSSIER_SET)
     resources = {"canon_db": DuckDBResource(database=str(home.canon_db)), "lineage": OpenLineageResource()}
     run = migrate_job.execute_in_process(
         run_config={"ops": {"migrate_index": {"config": {"chunker_max_chars": 60}}}}, resources=resources)
@@ -271,7 +273,7 @@ def test_real_model_max_seq_length_migration(tmp_path, monkeypatch):
     assert resp.action == "answer" and logged == res.cutover_revision
     con = registry.connect(paths.canon_db)
     try:
-        assert migration.recorded_embedder(con, res.to_model_id).max_seq_length == 128
+        assert index_config.recorded_embedder(con, res.to_model_id).max_seq_length == 128
     finally:
         con.close()
     rb = migration.rollback(paths=paths)
@@ -292,7 +294,7 @@ def test_a_pytorch_index_stays_served_and_migrates_to_the_int8_default(tmp_path,
     assert resp.action == "answer"
     con = registry.connect(paths.canon_db)
     try:
-        cfg, _table = migration.serving_config(con)
+        cfg, _table = index_config.serving_config(con)
     finally:
         con.close()
     assert cfg.embedder.backend == "torch"
@@ -307,14 +309,14 @@ def test_a_pytorch_index_stays_served_and_migrates_to_the_int8_default(tmp_path,
 
 def test_specs_recorded_before_backends_existed_rebuild_pytorch():
     old = {"kind": "sentence-transformers", "model_path": None, "max_seq_length": 128, "dimensions": None}
-    spec = migration.EmbedderSpec.from_record(old)
+    spec = index_config.EmbedderSpec.from_record(old)
     assert spec.backend == "torch" and isinstance(spec.build(), SentenceTransformerEmbedder)
-    assert migration.EmbedderSpec().backend == "onnx-int8"
-    assert migration.EmbedderSpec.parse("torch").backend == "torch"
-    assert migration.EmbedderSpec.parse("/models/x").backend == "torch"
-    assert migration.EmbedderSpec.parse("onnx-int8:/models/x") == migration.EmbedderSpec(
+    assert index_config.EmbedderSpec().backend == "onnx-int8"
+    assert index_config.EmbedderSpec.parse("torch").backend == "torch"
+    assert index_config.EmbedderSpec.parse("/models/x").backend == "torch"
+    assert index_config.EmbedderSpec.parse("onnx-int8:/models/x") == index_config.EmbedderSpec(
         "sentence-transformers", "/models/x", backend="onnx-int8")
     with pytest.raises(CanonInputError, match="needs a model folder"):
-        migration.EmbedderSpec.parse("onnx-int8: ")
+        index_config.EmbedderSpec.parse("onnx-int8: ")
     with pytest.raises(CanonInputError, match="unknown embedding backend 'tpu'"):
-        migration.EmbedderSpec(backend="tpu").build()
+        index_config.EmbedderSpec(backend="tpu").build()

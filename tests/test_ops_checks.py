@@ -17,6 +17,7 @@ from canon.ask.context import ask_context, build_retriever
 from canon.ask.pipeline import ask
 from canon.core.config import CanonPaths
 from canon.index import publish as index
+from canon.index import served as index_served
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.ops import checks as ops_checks
 from canon.registry import store as registry
@@ -95,7 +96,7 @@ def test_healthy_workspace_passes_every_check(ws):
     assert results["coverage"].metadata["coverage"] == 1.0
     assert results["coverage"].metadata["live_chunks"] == results["lineage"].metadata["served_chunks"] > 0
     assert results["fresh"].metadata["unindexed_revisions"] == 0
-    assert ops_checks.stale_doc_ids(ws.con, ws.docs()) == set()
+    assert index_served.stale_doc_ids(ws.con, ws.docs()) == set()
 
 
 def _edit_wiki(w: Workspace) -> str:
@@ -109,7 +110,7 @@ def test_stale_revision_warns_then_errors_and_shares_the_query_time_rule(ws):
     doc_id = _edit_wiki(ws)
     docs = ws.docs()
     # The query-time rule and the check agree, and both agree with the retriever.
-    stale = ops_checks.stale_doc_ids(ws.con, docs)
+    stale = index_served.stale_doc_ids(ws.con, docs)
     assert stale == {doc_id}
     retriever = build_retriever(ws.con, ws.paths.lancedb_dir, docs)
     assert {d.doc_id for d in docs if not retriever.chunks_of(d.doc_id, d.content_hash)} == stale
@@ -128,7 +129,7 @@ def test_stale_revision_warns_then_errors_and_shares_the_query_time_rule(ws):
     assert overdue.metadata["oldest_unindexed_age_hours"] > 24 and "older than the freshness promise" in overdue.summary
 
     ws.publish()
-    assert ops_checks.stale_doc_ids(ws.con, ws.docs()) == set()
+    assert index_served.stale_doc_ids(ws.con, ws.docs()) == set()
     assert ops_checks.index_freshness(ws.con, ws.docs(), lancedb_dir=ws.paths.lancedb_dir).passed
 
 
@@ -220,7 +221,7 @@ def test_no_index_yet_is_a_clear_failure(tmp_path):
     registry.ensure_schema(con)
     out = ops_checks.index_freshness(con, [object()])  # any non-empty registry
     assert not out.passed and "materialize canon/knowledge_index" in out.summary
-    assert ops_checks.stale_doc_ids(con, []) == set()
+    assert index_served.stale_doc_ids(con, []) == set()
 
 
 # ------------------------------------------------------------ the Dagster asset checks

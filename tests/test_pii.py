@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from canon.core.config import PROJECT_ROOT
 from canon.registry.pii import Finding, iban_valid, kinds, luhn_valid, redact, scan
 
 HERE = Path(__file__).resolve().parent

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from canon.registry import store as registry
 from canon.models.documents import Document
+from canon.registry import store as registry
 
 
 @pytest.fixture
@@ -87,9 +87,9 @@ def test_failed_sync_leaves_registry_untouched(con, dossier_docs):
 def test_contract_changes_follow_semantic_versioning(con, tmp_path, dossier_corpus_path):
     import uuid
 
-    from canon.registry.contracts import contract_from_dict, load_contract
     from canon.core.errors import CanonInputError
     from canon.registry.build import build_registry
+    from canon.registry.contracts import contract_from_dict, load_contract
 
     root = Path(__file__).resolve().parents[1]
     base = load_contract(root / "contracts" / "knowledge.yml")

@@ -10,8 +10,8 @@ import lancedb
 import pytest
 
 from canon.index import publish as ix
-from canon.lifecycle import forget as lifecycle
 from canon.index.rows import state_digest
+from canon.lifecycle.forget import clear as forget_clear
 from canon.models.documents import Document
 
 
@@ -82,7 +82,7 @@ def test_chunking_options_are_part_of_the_key(ws):
 def test_forget_drops_the_documents_memo_entry(ws, tmp_path):
     docs = [mk(i) for i in range(3)]
     publish(ws, docs)
-    out = lifecycle._clear_registry(ws["con"], "wiki.p1", dt.datetime(2026, 11, 30))
+    out = forget_clear.clear_registry(ws["con"], "wiki.p1", dt.datetime(2026, 11, 30))
     assert out["row_memo_deleted"] == 1
     left = {r[0] for r in ws["con"].execute("SELECT doc_id FROM index_row_memo").fetchall()}
     assert left == {"wiki.p0", "wiki.p2"}

@@ -15,7 +15,10 @@ from assets.index import INDEX_KEY
 from assets.metadata import DBT_TABLE_KEYS, REGISTRY_KEY
 from sensors import watch
 from sensors.data_sensors import (
-    build_dbt_artifacts_sensor, build_dbt_project_sensor, build_documents_sensor, build_policy_sensor,
+    build_dbt_artifacts_sensor,
+    build_dbt_project_sensor,
+    build_documents_sensor,
+    build_policy_sensor,
 )
 
 ROOT = Path(__file__).resolve().parents[1]

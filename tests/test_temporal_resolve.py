@@ -7,11 +7,11 @@ import datetime as dt
 
 import pytest
 
+from canon.ask.resolve import resolve
+from canon.core.errors import CanonInputError
 from canon.models.documents import Document
 from canon.registry.policy import Policy, RevokeRule, load_policy
-from canon.ask.resolve import resolve
 from canon.registry.temporal import overlapping_pairs, resolve_revision
-from canon.core.errors import CanonInputError
 
 D = dt.date.fromisoformat
 NET = "metric.finance.net_revenue"

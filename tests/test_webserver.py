@@ -7,7 +7,6 @@ the timeouts are generous; the server's process group is always killed."""
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess

@@ -11,6 +11,8 @@ from canon.ask.pipeline import AskContext, Retriever
 from canon.core.errors import CanonInputError
 from canon.index import revisions as index_store
 from canon.index import search as index_search
+from canon.index import served as index_served
+from canon.index.config import recorded_embedder
 from canon.index.embedding.factory import (
     BACKENDS,
     DEFAULT_BACKEND,
@@ -20,7 +22,6 @@ from canon.index.embedding.factory import (
 )
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.models.documents import Document
-from canon.ops import checks as ops_checks
 from canon.registry.policy import Policy
 
 
@@ -29,8 +30,6 @@ def embedder_for(model_id: str, con: duckdb.DuckDBPyConnection | None = None):
     if model_id.startswith("canon-hashing:"):
         return HashingEmbedder(dimensions=int(model_id.split(":")[2]))
     if con is not None:  # a model configured by `canon migrate` (path, max_seq_length) is recorded there
-        from canon.lifecycle.migrate import recorded_embedder
-
         emb = recorded_embedder(con, model_id)
         if emb is not None:
             return emb
@@ -71,8 +70,8 @@ def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: lis
     if rev is None:
         return None
     emb = embedder or embedder_for(rev["embedding_model_id"], con)
-    # The stale-index rule shared with the index_revision_fresh check.
-    indexed = ops_checks.indexed_versions(con, rev["revision_id"])
+    # The stale-index rule shared with the index_revision_fresh check (canon/index/served.py).
+    indexed = index_served.indexed_versions(con, rev["revision_id"])
     by_id = {d.doc_id: d for d in docs}
 
     def chunks_of(doc_id: str, content_hash: str) -> list[str]:
@@ -80,7 +79,7 @@ def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: lis
         # the evidence was read live from the registry (stale index).
         doc = by_id.get(doc_id)
         held = indexed.get(doc_id)
-        if doc is None or ops_checks.stale_reason(doc, held) is not None:
+        if doc is None or index_served.stale_reason(doc, held) is not None:
             return []
         return list(held.chunk_ids)
 

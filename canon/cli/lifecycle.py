@@ -12,6 +12,10 @@ import datetime as dt
 import json
 import sys
 
+from canon.core.errors import CanonInputError
+from canon.lifecycle.impact import format_text, impact
+from canon.registry.workspace import Workspace
+
 
 def _dump(data: dict) -> None:
     print(json.dumps(data, indent=2, default=str))
@@ -24,7 +28,7 @@ def _say(msg: str) -> None:
 # ------------------------------------------------------------------ forget
 
 def _forget(args: argparse.Namespace) -> int:
-    from canon.lifecycle import forget as lifecycle
+    from canon.lifecycle import forget as lifecycle  # deferred: loads lancedb, heavy for every other command
 
     if not args.json:
         _say(f"forgetting {args.doc_id} in every store …")
@@ -79,9 +83,6 @@ def _print_forget(res) -> None:
 # ------------------------------------------------------------------ impact
 
 def _impact(args: argparse.Namespace) -> int:
-    from canon.lifecycle.impact import format_text, impact
-    from canon.registry.workspace import Workspace
-
     ws = Workspace.open(read_only=True)
     try:
         report = impact(ws.con, args.doc_id, args.doc_version)
@@ -97,12 +98,10 @@ def _impact(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ migrate / rollback
 
 def _migrate(args: argparse.Namespace) -> int:
-    from canon.lifecycle.migrate import migrate
+    from canon.lifecycle.migrate import migrate  # deferred: loads lancedb and the evaluation, heavy
 
     if args.embedding_model is None and args.max_seq_length is None and args.chunker_max_chars is None \
             and args.chunker_overlap is None:
-        from canon.core.errors import CanonInputError
-
         raise CanonInputError("canon migrate", "name what changes: --embedding-model, --max-seq-length, "
                               "--chunker-max-chars or --chunker-overlap")
     res = migrate(embedding_model=args.embedding_model, max_seq_length=args.max_seq_length,
@@ -130,7 +129,7 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _rollback(args: argparse.Namespace) -> int:
-    from canon.lifecycle.migrate import rollback
+    from canon.lifecycle.migrate import rollback  # deferred: loads lancedb, heavy
 
     res = rollback(migration_id=args.migration_id)
     if args.json:

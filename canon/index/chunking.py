@@ -1,13 +1,13 @@
 """Entity-aligned chunking.
 
-The dossier's rule: chunk along analytical entities, not arbitrary token
+The rule: chunk along analytical entities, not arbitrary token
 windows. A metric definition keeps formula, grain, version, status and
 effective dates together, so governed entity kinds become ONE chunk (the
 whole text) unless the text is huge. Prose (wiki, runbook, memo, notes, any
 other kind) is split at Markdown headings, then by size with an overlap that
 starts and ends on sentence or whitespace boundaries.
 
-Identity (seed 004, and seed 003's "chunk identity vs. row invalidation"):
+Identity (docs/design.md, "Identity"):
 
     doc_version = ids.doc_version(doc_id, text bytes)
     chunk_id    = ids.chunk_id(doc_version, chunker, span_start, span_end)

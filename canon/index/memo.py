@@ -13,8 +13,8 @@ row hash and the lineage record. The memo is only an optimization:
 - a key collision aside, a stale or wrong entry cannot be used, and losing the
   table costs one full rebuild of rows, nothing else.
 
-At 10k documents this takes the per-publish cost of chunking and hashing every
-document (~2.5 s) down to hashing each document's JSON once.
+This takes the per-publish cost of chunking and hashing every document down
+to hashing each document's JSON once.
 """
 
 from __future__ import annotations

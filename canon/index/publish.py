@@ -32,7 +32,7 @@ to LanceDB and creates no revision; it returns the served revision with
 recorded that points at the *same* LanceDB version (no LanceDB write), so each
 revision still names the policy it was published under.
 
-Incremental cases (seed 003): unchanged rows are skipped; metadata-only changes
+Incremental cases: unchanged rows are skipped; metadata-only changes
 (status, roles, dates, title in the header, ...) rewrite rows and reuse the
 vector found under the same `embedding_key`; changed text produces new chunk
 ids that are embedded, and the old ids leave the table; a document absent
@@ -53,16 +53,15 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import duckdb
-import lancedb
 import numpy as np
-import pyarrow as pa
 
-from canon.core import file_lock, ids
+from canon.core import file_lock
 from canon.core.db import sql_list, sql_literal
 from canon.core.errors import CanonInputError, CanonRunError
 from canon.index import memo as row_memo
 from canon.index.chunking import DEFAULT_CHUNKER, chunk_document
 from canon.index.embedding.base import Embedder, validate_vectors
+from canon.index.lance import build_fts, connect, open_table, scan
 from canon.index.revisions import (  # noqa: F401  (PublishResult, DEFAULT_TABLE re-exported)
     DEFAULT_TABLE,  # noqa: F401
     LINEAGE_FIELDS,
@@ -75,10 +74,15 @@ from canon.index.revisions import (  # noqa: F401  (PublishResult, DEFAULT_TABLE
     get_revision,
     insert_outbox,
     insert_revision,
+    mark_pruned,
     next_seq,
+    note_completed_by_repair,
     pending_outbox,
     served_revision,
     utcnow,
+)
+from canon.index.revisions import (
+    revision_id as new_revision_id,  # a publish names its own local `revision_id`
 )
 from canon.index.rows import (
     STATE_COLUMNS,
@@ -88,7 +92,6 @@ from canon.index.rows import (
     state_digest,
 )
 from canon.index.search import Hit, IndexNotReady, search  # noqa: F401  (re-exported)
-from canon.index.tuning import tune_indexes
 from canon.models.documents import Document
 
 LOCK_NAME = ".canon-publish.lock"
@@ -124,28 +127,10 @@ def publish_lock(lancedb_dir: str | os.PathLike, *, timeout: float = 600.0) -> I
 
 # ------------------------------------------------------------------ helpers
 
-def _connect(lancedb_dir: str | os.PathLike) -> lancedb.DBConnection:
-    return lancedb.connect(str(lancedb_dir))
-
-
-def _open(db: lancedb.DBConnection, table: str):
-    try:
-        return db.open_table(table)
-    except (ValueError, FileNotFoundError):
-        return None
-
-
-def _scan(tbl, columns: list[str], where: str | None = None) -> pa.Table:
-    q = tbl.search()
-    if where:
-        q = q.where(where)
-    return q.select(columns).limit(None).to_arrow()
-
-
 def _current_state(tbl) -> dict[str, dict[str, str]]:
     if tbl is None:
         return {}
-    t = _scan(tbl, list(STATE_COLUMNS))
+    t = scan(tbl, list(STATE_COLUMNS))
     cols = {c: t.column(c).to_pylist() for c in STATE_COLUMNS}
     return {cid: {c: cols[c][i] for c in STATE_COLUMNS} for i, cid in enumerate(cols["chunk_id"])}
 
@@ -154,7 +139,7 @@ def _fetch_vectors(tbl, chunk_ids: list[str]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for i in range(0, len(chunk_ids), _IN_BATCH):
         part = chunk_ids[i:i + _IN_BATCH]
-        t = _scan(tbl, ["chunk_id", "vector"], f"chunk_id IN {sql_list(part)}")
+        t = scan(tbl, ["chunk_id", "vector"], f"chunk_id IN {sql_list(part)}")
         vecs = t.column("vector").combine_chunks()
         flat = vecs.flatten().to_numpy(zero_copy_only=False).reshape(len(t), -1)
         for cid, v in zip(t.column("chunk_id").to_pylist(), flat):
@@ -162,21 +147,8 @@ def _fetch_vectors(tbl, chunk_ids: list[str]) -> dict[str, np.ndarray]:
     return out
 
 
-def _build_fts(tbl) -> None:
-    from lancedb.index import FTS
-
-    # Native (Lance) inverted index: versioned with the table, so a checked-out
-    # revision searches exactly its own index. Positions enable phrase queries.
-    tbl.create_index("text", config=FTS(with_position=True), replace=True)
-    tune_indexes(tbl)   # LABEL_LIST on allowed_roles; IVF_FLAT >= 5k rows, IVF_SQ + refine >= 50k
-
-
 def _vector_dims(tbl) -> int:
     return int(tbl.schema.field("vector").type.list_size)
-
-
-def _revision_id(seq: int, *parts: str) -> str:
-    return f"rev-{seq:06d}-{ids.h(*parts, str(seq), n=8)}"
 
 
 # ------------------------------------------------------------------ repair
@@ -186,18 +158,17 @@ def repair(con: duckdb.DuckDBPyConnection, lancedb_dir: str | os.PathLike, *, ru
     publish lock (publish and cleanup do). Returns the revisions touched."""
     ensure_schema(con)
     touched = []
-    db = _connect(lancedb_dir)
+    db = connect(lancedb_dir)
     for ob in pending_outbox(con):
-        tbl = _open(db, ob["lance_table"])
+        tbl = open_table(db, ob["lance_table"])
         state = _current_state(tbl)
         digest = state_digest((cid, s["row_hash"]) for cid, s in state.items())
         if tbl is not None and digest == ob["expected_digest"] and len(state) == ob["expected_rows"]:
             # LanceDB holds exactly the intended rows: finish the publish.
-            _build_fts(tbl)
+            build_fts(tbl)
             apply_outbox(con, ob, lance_version=tbl.version, run_id=ob["run_id"],
                          resolution=f"completed by repair (run {run_id})")
-            con.execute("UPDATE index_revisions SET note = 'publish (completed by repair)' WHERE revision_id = ?",
-                        [ob["revision_id"]])
+            note_completed_by_repair(con, ob["revision_id"])
         else:
             abandon(con, ob["revision_id"],
                     f"publisher died before LanceDB held the intended rows; abandoned by repair (run {run_id})")
@@ -241,8 +212,8 @@ def publish(
 
         # 1. desired rows, against the latest LanceDB state (an unchanged document's
         #    rows come from the memo when the table still holds them: canon.index.memo)
-        db = _connect(lancedb_dir)
-        tbl = _open(db, table)
+        db = connect(lancedb_dir)
+        tbl = open_table(db, table)
         if tbl is not None and _vector_dims(tbl) != dims:
             raise CanonInputError(
                 lancedb_dir / f"{table}.lance",
@@ -306,7 +277,7 @@ def publish(
                 repaired=repaired, rows_rebuilt=len(memo_fresh))
             if served["policy_revision"] != policy_revision:
                 seq = next_seq(con)
-                rid = _revision_id(seq, table, run_id, policy_revision)
+                rid = new_revision_id(seq, table, run_id, policy_revision)
                 copy_revision(con, served, revision_id=rid, seq=seq, lance_version=served["lance_version"],
                               policy_revision=policy_revision, run_id=run_id, note="policy-only")
                 result.revision_id = rid
@@ -314,7 +285,7 @@ def publish(
 
         # 3. intent
         seq = next_seq(con)
-        revision_id = _revision_id(seq, table, run_id, model_id, policy_revision)
+        revision_id = new_revision_id(seq, table, run_id, model_id, policy_revision)
         base_version = tbl.version if tbl is not None else None
         counts = dict(chunks=len(desired_hash), embedded=len(to_embed), reused=len(desired_hash) - len(to_embed),
                       deleted=len(stale), rewritten_metadata_only=len(reusable))
@@ -356,7 +327,7 @@ def publish(
                 tbl.delete(f"chunk_id IN {sql_list(gone[i:i + _IN_BATCH])}")
             if write_ids:
                 tbl.add(rows_to_arrow([desired[c] for c in write_ids], mat, dims=dims, revision_id=revision_id))
-            _build_fts(tbl)
+            build_fts(tbl)
             lance_version = tbl.version
             _checkpoint("lance_written")
 
@@ -379,11 +350,11 @@ def indexed_hashes(con: duckdb.DuckDBPyConnection, lancedb_dir: str | os.PathLik
     rev = served_revision(con)
     if rev is None:
         return {}
-    tbl = _open(_connect(lancedb_dir), rev["lance_table"])
+    tbl = open_table(connect(lancedb_dir), rev["lance_table"])
     if tbl is None:
         return {}
     tbl.checkout(int(rev["lance_version"]))
-    t = _scan(tbl, ["doc_id", "content_hash"])
+    t = scan(tbl, ["doc_id", "content_hash"])
     return dict(zip(t.column("doc_id").to_pylist(), t.column("content_hash").to_pylist()))
 
 
@@ -412,8 +383,8 @@ def cleanup(
     ensure_schema(con)
     with publish_lock(lancedb_dir, timeout=lock_timeout):
         repaired = repair(con, lancedb_dir, run_id=run_id)
-        db = _connect(lancedb_dir)
-        tbl = _open(db, table)
+        db = connect(lancedb_dir)
+        tbl = open_table(db, table)
         if tbl is None:
             return {"revision_id": None, "rewritten": False, "versions_before": 0, "versions_after": 0,
                     "repaired": repaired}
@@ -425,13 +396,13 @@ def cleanup(
             latest_meta = max(tbl.list_versions(), key=lambda v: int(v["version"])).get("metadata", {})
             has_deletions = int(latest_meta.get("total_deletion_file_rows", "0") or 0) > 0
             if has_deletions or tbl.version != served["lance_version"]:
-                snap = _open(db, table)
+                snap = open_table(db, table)
                 snap.checkout(int(served["lance_version"]))
                 rows = snap.to_arrow()
                 tbl.add(rows, mode="overwrite")
-                _build_fts(tbl)
+                build_fts(tbl)
                 seq = next_seq(con)
-                rev_id = _revision_id(seq, table, run_id, "cleanup")
+                rev_id = new_revision_id(seq, table, run_id, "cleanup")
                 copy_revision(con, served, revision_id=rev_id, seq=seq, lance_version=tbl.version,
                               policy_revision=served["policy_revision"], run_id=run_id,
                               note=f"cleanup rewrite of {served['revision_id']}")
@@ -443,7 +414,7 @@ def cleanup(
             cur = served_revision(con)
             if tbl.version != cur["lance_version"]:
                 seq = next_seq(con)
-                rev_id = _revision_id(seq, table, run_id, "compaction")
+                rev_id = new_revision_id(seq, table, run_id, "compaction")
                 copy_revision(con, cur, revision_id=rev_id, seq=seq, lance_version=tbl.version,
                               policy_revision=cur["policy_revision"], run_id=run_id,
                               note=f"cleanup compaction of {cur['revision_id']}")
@@ -451,10 +422,7 @@ def cleanup(
             warnings.simplefilter("ignore")  # the older_than=0 warning: we hold the publish lock
             tbl.optimize(cleanup_older_than=older_than)
         remaining = [int(v["version"]) for v in tbl.list_versions()]
-        con.execute(
-            f"UPDATE index_revisions SET pruned_at = ? WHERE lance_table = ? AND pruned_at IS NULL "
-            f"AND lance_version IS NOT NULL AND lance_version NOT IN ({', '.join(map(str, remaining))})",
-            [utcnow(), table])
+        mark_pruned(con, table, remaining, utcnow())
         return {"revision_id": rev_id, "rewritten": rewritten, "versions_before": versions_before,
                 "versions_after": len(remaining), "lance_version": tbl.version, "repaired": repaired}
 

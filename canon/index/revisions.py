@@ -2,18 +2,19 @@
 
 LanceDB holds the chunk rows; DuckDB (Canon's `canon.duckdb`) holds the
 record of which LanceDB table version is a *ready* index revision, the
-chunk/embedding lineage of seed 004, and `index_outbox`, the intent rows that
+chunk/embedding lineage (docs/design.md, "Lineage at two grains"), and `index_outbox`, the intent rows that
 keep the two stores consistent (transactional outbox): the intent is committed
 in DuckDB before LanceDB is written, and lineage + readiness are applied from
 it afterwards — by the same publish, or by the repair step at the start of the
 next one if the publisher died in between.
 
 One Canon database serves one LanceDB index directory: `chunk_lineage` is
-keyed by chunk_id alone, as in seed 004.
+keyed by chunk_id alone.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from canon.core import schema
+from canon.core import ids, schema
 from canon.core.clock import utcnow
 
 DEFAULT_TABLE = "chunks"
@@ -90,6 +91,11 @@ def pending_outbox(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return _rows_as_dicts(con.execute(
         "SELECT o.*, r.run_id, r.seq FROM index_outbox o JOIN index_revisions r USING (revision_id) "
         "WHERE o.status = 'pending' ORDER BY r.seq"))
+
+
+def revision_id(seq: int, *parts: str) -> str:
+    """The id of revision number `seq`; `parts` say what made it (table, run, cause)."""
+    return f"rev-{seq:06d}-{ids.h(*parts, str(seq), n=8)}"
 
 
 def next_seq(con: duckdb.DuckDBPyConnection) -> int:
@@ -173,6 +179,33 @@ def apply_outbox(con: duckdb.DuckDBPyConnection, outbox: dict[str, Any], *, lanc
             )
     finally:
         con.unregister(view)
+
+
+def note_completed_by_repair(con: duckdb.DuckDBPyConnection, revision_id: str) -> None:
+    con.execute("UPDATE index_revisions SET note = 'publish (completed by repair)' WHERE revision_id = ?",
+                [revision_id])
+
+
+def set_row_counts(con: duckdb.DuckDBPyConnection, revision_id: str, *, rows: int, docs: int) -> None:
+    """Counts of a revision rewritten without some rows (a deletion): every
+    remaining row is a reused chunk."""
+    con.execute("UPDATE index_revisions SET row_count = ?, chunk_count = ?, doc_count = ?, reused_count = ? "
+                "WHERE revision_id = ?", [rows, rows, docs, rows, revision_id])
+
+
+def mark_pruned(con: duckdb.DuckDBPyConnection, lance_table: str, remaining_versions: list[int],
+                now: dt.datetime) -> None:
+    """Revisions of `lance_table` whose LanceDB version no longer exists."""
+    con.execute(
+        f"UPDATE index_revisions SET pruned_at = ? WHERE lance_table = ? AND pruned_at IS NULL "
+        f"AND lance_version IS NOT NULL AND lance_version NOT IN ({', '.join(map(str, remaining_versions))})",
+        [now, lance_table])
+
+
+def mark_table_dropped(con: duckdb.DuckDBPyConnection, lance_table: str, now: dt.datetime) -> None:
+    """Every revision of a dropped LanceDB table is pruned (the earliest time kept)."""
+    con.execute("UPDATE index_revisions SET pruned_at = coalesce(pruned_at, ?) WHERE lance_table = ?",
+                [now, lance_table])
 
 
 def abandon(con: duckdb.DuckDBPyConnection, revision_id: str, reason: str) -> None:

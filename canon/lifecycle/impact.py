@@ -1,4 +1,4 @@
-"""Impact analysis over the answer log (seed 004, "a policy fix"): which
+"""Impact analysis over the answer log (docs/design.md, "Lineage at two grains"): which
 answers relied on a document — or on one revision of it, e.g. the wrong text
 a source team has since corrected?
 

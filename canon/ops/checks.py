@@ -1,11 +1,11 @@
 """Operational checks over the served index, as pure functions over DuckDB and
 LanceDB (the Dagster asset checks in assets/ops_checks.py only call these).
 
-- **Index freshness.** The dossier's query-time rule: a registry revision may
-  be read from the index only if the served index revision holds exactly that
-  revision (`metadata_revision(object) <= indexed_revision(object)`).
-  `stale_doc_ids()` is that rule; the ask path and the freshness check both
-  call it, so the check reports exactly the documents queries read live.
+- **Index freshness.** The query-time stale-index rule of
+  canon/index/served.py: a registry revision may be read from the index only
+  if the served index revision holds exactly that revision. The ask path and
+  the freshness check both call it, so the check reports exactly the
+  documents queries read live.
 - **Revocation lag.** Every policy revision's first sighting is recorded in
   `policy_revisions`; its lag is the time until the first ready index revision
   that carries it (or a later one). The live policy keeps denying at query
@@ -23,14 +23,15 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import duckdb
 
 from canon.core import ids, schema
 from canon.core.clock import naive_utc, utcnow
 from canon.core.db import has_table
-from canon.index.revisions import get_revision, has_schema, served_revision
+from canon.index.revisions import has_schema
+from canon.index.served import indexed_versions, revision, served_table, stale_reason
 from canon.models.documents import Document
 from canon.registry.policy import Policy
 from canon.registry.store import version_of
@@ -49,67 +50,6 @@ class Outcome:
     metadata: dict[str, Any] = field(default_factory=dict)   # numbers and short strings
     details: list[dict[str, Any]] = field(default_factory=list)
     table_md: str | None = None   # a Markdown table for the UI
-
-
-# ------------------------------------------------------------ index state
-
-@dataclass(frozen=True)
-class IndexedDoc:
-    doc_versions: frozenset[str]   # more than one means the revision is inconsistent
-    chunk_ids: tuple[str, ...]
-
-
-def _revision(con: duckdb.DuckDBPyConnection, revision_id: str | None) -> dict[str, Any] | None:
-    if not has_schema(con):
-        return None
-    return get_revision(con, revision_id) if revision_id else served_revision(con)
-
-
-def indexed_versions(con: duckdb.DuckDBPyConnection, revision_id: str | None = None) -> dict[str, IndexedDoc]:
-    """doc_id -> what the given (default: served) index revision holds of it,
-    from the chunk/embedding lineage in DuckDB (no LanceDB read: cheap enough
-    for every query)."""
-    rev = _revision(con, revision_id)
-    if rev is None:
-        return {}
-    rows = con.execute(
-        """SELECT c.doc_id, list(DISTINCT c.doc_version), list(c.chunk_id ORDER BY c.span_start, c.chunk_id)
-           FROM embedding_lineage e JOIN chunk_lineage c USING (chunk_id)
-           WHERE e.index_revision = ? GROUP BY 1""",
-        [rev["revision_id"]],
-    ).fetchall()
-    return {r[0]: IndexedDoc(frozenset(r[1]), tuple(r[2])) for r in rows}
-
-
-def stale_reason(doc: Document, indexed: IndexedDoc | None) -> str | None:
-    """Why the index may not serve `doc`'s current revision, or None if it may."""
-    if indexed is None:
-        return "not in the served index revision"
-    if len(indexed.doc_versions) != 1:
-        return "the served index revision holds several revisions of it"
-    if next(iter(indexed.doc_versions)) != version_of(doc):
-        return "the served index revision holds an older revision of its text"
-    return None
-
-
-def stale_doc_ids(con: duckdb.DuckDBPyConnection, docs: Iterable[Document], *,
-                  revision_id: str | None = None,
-                  indexed: Mapping[str, IndexedDoc] | None = None) -> set[str]:
-    """The query-time stale-index rule: the doc_ids whose current registry
-    revision the (served) index revision does not hold. Evidence for these must
-    be read live from the registry, or the answer must abstain; never from the
-    index. Pass `indexed` (from `indexed_versions`) to reuse one lookup."""
-    held = indexed if indexed is not None else indexed_versions(con, revision_id)
-    return {d.doc_id for d in docs if stale_reason(d, held.get(d.doc_id)) is not None}
-
-
-def served_table(lancedb_dir: str | Path, rev: Mapping[str, Any], columns: list[str]):
-    """The served revision's LanceDB rows (selected columns) as an Arrow table."""
-    import lancedb
-
-    tbl = lancedb.connect(str(lancedb_dir)).open_table(rev["lance_table"])
-    tbl.checkout(int(rev["lance_version"]))
-    return tbl.search().select(columns).limit(None).to_arrow()
 
 
 def _hours(delta: dt.timedelta) -> float:
@@ -147,7 +87,7 @@ def index_freshness(
     the contract's freshness promise (`max_lag_hours`, per source system), and
     with ERROR once it is older."""
     now = now or utcnow()
-    rev = _revision(con, None)
+    rev = revision(con, None)
     if rev is None:
         return _no_index(len(docs))
     held = indexed_versions(con, rev["revision_id"])
@@ -300,7 +240,7 @@ def revocation_lag(
     record_policy_revision(con, policy.revision, seen_by=seen_by, seen_at=now)
     lags = policy_lags(con, now=now, sla_seconds=sla_seconds)
     live = next(r for r in lags if r["policy_revision"] == policy.revision)
-    rev = _revision(con, None)
+    rev = revision(con, None)
     if rev is None:
         return _no_index(1)
     leftovers = unreflected_revocations(lancedb_dir, rev, policy)
@@ -340,7 +280,7 @@ def revocation_lag(
 def index_coverage(con: duckdb.DuckDBPyConnection, lancedb_dir: str | Path) -> Outcome:
     """Every live chunk (chunk_lineage, not deleted) has an embedding in the
     served revision under its model, and a row with a vector in LanceDB."""
-    rev = _revision(con, None)
+    rev = revision(con, None)
     if rev is None:
         return _no_index(0)
     model = rev["embedding_model_id"]
@@ -381,7 +321,7 @@ def lineage_integrity(con: duckdb.DuckDBPyConnection, lancedb_dir: str | Path, *
     within the contract's delete-propagation window and ERROR after it; a
     chunk without lineage or without any document is always ERROR."""
     now = now or utcnow()
-    rev = _revision(con, None)
+    rev = revision(con, None)
     if rev is None:
         return _no_index(0)
     t = served_table(lancedb_dir, rev, ["chunk_id"])
