@@ -78,7 +78,7 @@ def measure(home: Path, corpus: Path) -> dict:
     from definitions import build_definitions
 
     os.environ.update({"CANON_HOME": str(home), "CANON_CORPUS": str(corpus), "DAGSTER_HOME": str(home / "dagster")})
-    from sensors.common import ensure_dagster_yaml
+    from canon_run import ensure_dagster_yaml
 
     ensure_dagster_yaml(home / "dagster")
     defs = build_definitions()

@@ -11,8 +11,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.index import INDEX_KEY
-from assets.metadata import DBT_TABLE_KEYS, REGISTRY_KEY
+from assets.keys import DBT_TABLE_KEYS, INDEX_KEY, REGISTRY_KEY
 from sensors import watch
 from sensors.data_sensors import (
     build_dbt_artifacts_sensor, build_dbt_project_sensor, build_documents_sensor, build_policy_sensor,
