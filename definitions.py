@@ -36,7 +36,7 @@ __all__ = ["MAIN_JOB", "build_definitions", "defs"]
 
 def build_definitions() -> dg.Definitions:
     home = CanonPaths.from_env()
-    project = dbt_project(home.dbt_target_dir)
+    project = dbt_project(home)
     dbt = build_dbt_definitions(project)
     return dg.Definitions(
         assets=[

@@ -1,7 +1,7 @@
 """The dbt project and the dbt CLI resource.
 
-`dbt_project()` is cached per target folder (CANON_HOME may differ between
-code locations and tests in one process). `prepare_if_dev()` parses under
+`dbt_project()` is cached per CANON_HOME (the home may differ between code
+locations and tests in one process). `prepare_if_dev()` parses under
 `dagster dev`; everywhere else (`make run`, the webserver, the daemon, tests)
 the manifest is produced only when it is missing or the project's files
 changed since it was made: a digest of the project's files is kept beside
@@ -21,7 +21,7 @@ from dagster_dbt import DbtCliResource, DbtProject
 from pydantic import Field
 
 from canon.core import file_lock
-from canon.core.config import PROJECT_ROOT
+from canon.core.config import PROJECT_ROOT, CanonPaths
 from sensors.watch import dbt_project_state
 
 DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
@@ -60,11 +60,11 @@ def dbt_cli_resource(project: DbtProject, canon_home: str) -> CanonDbtCliResourc
     return CanonDbtCliResource(project_dir=project, canon_home=canon_home, dbt_executable=DBT_EXECUTABLE)
 
 
-def _log_dir(target_dir: Path) -> Path:
-    return target_dir.parent / "dbt_logs"      # $CANON_HOME/dbt_logs, beside $CANON_HOME/dbt_target
+def _log_dir(paths: CanonPaths) -> Path:
+    return paths.home / "dbt_logs"
 
 
-def parse_manifest(project: DbtProject) -> Path:
+def parse_manifest(project: DbtProject, paths: CanonPaths) -> Path:
     """`dbt parse` into the project's target folder (one process at a time), then record
     the digest of the project files it parsed."""
     target = Path(project.target_path)
@@ -73,8 +73,8 @@ def parse_manifest(project: DbtProject) -> Path:
     busy = lambda pid: RuntimeError(f"dbt parse into {target} is held by process {pid}")  # noqa: E731
     with file_lock.exclusive(target / ".parse.lock", timeout=_PARSE_LOCK_TIMEOUT_S, busy=busy):
         # A failed parse raises with dbt's error messages.
-        dbt_cli_resource(project, str(target.parent)).cli(
-            ["parse", "--quiet", "--log-path", str(_log_dir(target))], target_path=target).wait()
+        dbt_cli_resource(project, str(paths.home)).cli(
+            ["parse", "--quiet", "--log-path", str(_log_dir(paths))], target_path=target).wait()
         if not Path(project.manifest_path).exists():
             raise RuntimeError(f"dbt parse wrote no manifest.json into {target}")
         (target / DIGEST_FILE).write_text(digest)
@@ -88,13 +88,14 @@ def manifest_is_current(project: DbtProject) -> bool:
 
 
 @functools.cache
-def dbt_project(target_dir: Path) -> DbtProject:
-    """The dbt project writing into `target_dir` ($CANON_HOME/dbt_target), with a current manifest."""
-    project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR, target_path=target_dir,
-                         prepare_project_cli_args=["parse", "--quiet", "--log-path", str(_log_dir(target_dir))])
-    # Under `dagster dev`, dagster-dbt parses at every load (the Makefile's `ui` puts the venv's dbt on
-    # PATH); everywhere else the manifest is made only when it is missing or stale.
-    project.prepare_if_dev()
+def dbt_project(paths: CanonPaths) -> DbtProject:
+    """The dbt project writing into $CANON_HOME/dbt_target, with a current manifest."""
+    project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR, target_path=paths.dbt_target_dir,
+                         prepare_project_cli_args=["parse", "--quiet", "--log-path", str(_log_dir(paths))])
+    # Under `dagster dev`, dagster-dbt parses at every load (the Makefile's `ui` puts the venv's dbt
+    # on PATH); everywhere else the manifest is made only when it is missing or stale.
+    with _canon_home_env(str(paths.home)):
+        project.prepare_if_dev()
     if not (project.preparer.using_dagster_dev() or manifest_is_current(project)):
-        parse_manifest(project)
+        parse_manifest(project, paths)
     return project

@@ -10,8 +10,10 @@ import pytest
 import yaml
 
 import definitions
+from canon.core.config import CanonPaths
 from canon_run import DAGSTER_YAML, ensure_dagster_yaml
 from resources import dbt as dbt_resource
+from resources.paths import DEFAULT_CORPUS, paths_from_env
 from resources.warehouse import DB_TAG_KEY
 
 JOBS = {"canon_main", "canon_documents_job", "canon_policy_job", "canon_dbt_job", "canon_artifacts_job",
@@ -78,16 +80,17 @@ def test_the_manifest_is_made_once_and_remade_when_the_project_changes(loaded, t
     target = home / "dbt_target"
     assert (target / "manifest.json").exists() and (target / dbt_resource.DIGEST_FILE).exists()
     assert (home / "dbt_logs").is_dir()
-    project = dbt_resource.dbt_project(target)
+    paths = CanonPaths.from_env(home)
+    project = dbt_resource.dbt_project(paths)
     assert dbt_resource.manifest_is_current(project)
     parses = []
-    monkeypatch.setattr(dbt_resource, "parse_manifest", lambda p: parses.append(p))
+    monkeypatch.setattr(dbt_resource, "parse_manifest", lambda project, paths: parses.append(paths))
     dbt_resource.dbt_project.cache_clear()
-    dbt_resource.dbt_project(target)
+    dbt_resource.dbt_project(paths)
     assert parses == []                       # unchanged project: no dbt parse at load
     (target / dbt_resource.DIGEST_FILE).write_text("a different project\n")
     dbt_resource.dbt_project.cache_clear()
-    dbt_resource.dbt_project(target)
+    dbt_resource.dbt_project(paths)
     assert len(parses) == 1                   # the project's files changed since the manifest was made
     dbt_resource.dbt_project.cache_clear()
 
@@ -110,8 +113,6 @@ def test_resources_follow_the_environment_by_name(loaded, monkeypatch):
     assert isinstance(paths.home, dg.EnvVar) and paths.home.env_var_name == "CANON_HOME"
     monkeypatch.delenv("CANON_CORPUS", raising=False)
     monkeypatch.delenv("CANON_POLICY", raising=False)
-    from resources.paths import DEFAULT_CORPUS, paths_from_env
-
     now = paths_from_env()
     assert now.corpus_dir == DEFAULT_CORPUS.resolve() and now.policy_file == DEFAULT_CORPUS.resolve() / "policy.yml"
     monkeypatch.setenv("CANON_POLICY", os.fspath(Path("/tmp/elsewhere/policy.yml")))

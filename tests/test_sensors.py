@@ -2,6 +2,7 @@
 exactly one RunRequest with a stable run key, no change yields none, and a
 sensor waits (cursor unchanged) while a Canon run is in progress."""
 
+import json
 import os
 import shutil
 import time
@@ -149,7 +150,6 @@ def test_policy_sensor_remembers_first_sighting_while_waiting(corpus, instance):
     reqs, _, _ = tick(sensor, instance, cursor_wait)
     assert len(reqs) == 1
     # The lag starts at the first sighting, not at the tick that could start the run.
-    import json
     assert reqs[0].tags["canon/policy_first_seen"] == json.loads(cursor_wait)["first_seen"]["r9"]
 
 
