@@ -26,8 +26,10 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
+# The instance settings (dagster.yaml: one DuckDB-writing run at a time) go into DAGSTER_HOME once.
 run: install
 	@mkdir -p $(DAGSTER_HOME)
+	@test -f $(DAGSTER_HOME)/dagster.yaml || cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/python -m canon_run
 
 test: install
@@ -35,8 +37,8 @@ test: install
 
 ui: install
 	@mkdir -p $(DAGSTER_HOME)
-	$(BIN)/python -c "from sensors.common import ensure_dagster_yaml; ensure_dagster_yaml('$(DAGSTER_HOME)')"
-	$(BIN)/dagster dev -w workspace.yaml
+	@test -f $(DAGSTER_HOME)/dagster.yaml || cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dagster dev -w workspace.yaml
 
 bench-metadata: install
 	$(BIN)/python -m bench.metadata

@@ -1,24 +1,42 @@
 """`make run`: materialize every asset of the main job headless, on the
 embedded defaults (DuckDB + local LanceDB under CANON_HOME), then print a
-short summary a newcomer can read."""
+short summary a newcomer can read.
 
+The Dagster instance settings are the committed dagster.yaml (one
+DuckDB-writing run at a time); `ensure_dagster_yaml` copies it into
+DAGSTER_HOME when that has none, for `make run`, `make ui` and the tests."""
+
+import json
 import os
+import shutil
 import sys
 import time
+from pathlib import Path
 
 import dagster as dg
 
+from canon.ops.summary import workspace_summary
+from canon.registry import store as registry
+from definitions import MAIN_JOB, build_definitions
+from resources.paths import paths_from_env
+
+DAGSTER_YAML = Path(__file__).resolve().with_name("dagster.yaml")
+
+
+def ensure_dagster_yaml(dagster_home) -> bool:
+    """Copy dagster.yaml into `dagster_home` unless it has one; True if copied."""
+    target = Path(dagster_home) / "dagster.yaml"
+    if target.exists():
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(DAGSTER_YAML, target)
+    return True
+
 
 def main() -> int:
-    from definitions import MAIN_JOB, build_definitions
-    from resources.settings import canon_paths
-
-    paths = canon_paths()
+    paths = paths_from_env().canon.ensure()
     os.environ.setdefault("DAGSTER_HOME", str(paths.dagster_home))
-    paths.dagster_home.mkdir(parents=True, exist_ok=True)
-    from sensors.common import ensure_dagster_yaml
-
-    ensure_dagster_yaml(os.environ["DAGSTER_HOME"])  # one DuckDB-writing run at a time
+    ensure_dagster_yaml(os.environ["DAGSTER_HOME"])
     started = time.monotonic()
     defs = build_definitions()
     job = defs.resolve_job_def(MAIN_JOB)
@@ -34,9 +52,6 @@ def main() -> int:
 
 
 def _print_summary(paths, result, elapsed: float) -> None:
-    from canon.registry import store as registry
-    from canon.ops.summary import workspace_summary
-
     steps = result.get_step_success_events()
     failed = result.get_step_failure_events()
     checks = [e for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
@@ -59,8 +74,6 @@ def _print_summary(paths, result, elapsed: float) -> None:
         con.close()
     report = paths.home / "eval" / "eval_report.json"
     if report.exists():
-        import json
-
         sets = json.loads(report.read_text())
         print("release gate   " + "; ".join(
             f"{name} {r['summary']['passed']}/{r['summary']['cases']} passed, recall@3 {r['summary']['recall_at_3']}, "

@@ -1,56 +1,78 @@
-"""The Dagster code location. Definitions load lazily (`@dg.definitions`): the
-dbt manifest is produced/read when the location loads, never at import."""
+"""The Dagster code location: every asset, check, job, sensor, schedule and
+resource of Canon, listed in one place.
+
+The definitions load lazily (`@dg.definitions`): the dbt manifest is produced
+(when missing or stale, resources/dbt.py) and read when the location loads,
+never at import. Values from the environment reach the resources as
+`dg.EnvVar`; the dbt project and the DuckDB files are placed under the
+CANON_HOME the location loads with."""
 
 import dagster as dg
 
-from assets.dbt_assets import build_dbt_definitions
-from assets.metadata import build_metadata_assets
+from assets import MAIN_JOB, main_job
+from assets.dbt import build_dbt_definitions
+from assets.demo_raw import raw_loaders
 from assets.eval import eval_checks, eval_report
-from assets.index import knowledge_index
-from assets.raw_loaders import raw_loaders
-from assets.registry import evidence_registry, quarantine_age
-from resources.dbt import dbt_cli_resource
-from sensors.common import DB_TAGS
+from assets.index import knowledge_index, ops_asset_checks, policy_job
+from assets.lifecycle import forget_job, migrate_job, rollback_job
+from assets.registry import (
+    artifacts_job,
+    build_dbt_artifact_tables,
+    definitions_checks,
+    documents_job,
+    effective_definitions,
+    evidence_registry,
+    quarantine_age,
+)
+from canon.core.config import CanonPaths
+from resources.dbt import dbt_cli_resource, dbt_project
 from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
+from resources.paths import DEFAULT_HOME, env_or, paths_resource
 from resources.warehouse import canon_db_resource, raw_db_resource
+from sensors.alert_sensors import canon_check_alert, canon_run_failure_alert
+from sensors.data_sensors import (
+    build_dbt_artifacts_sensor,
+    build_dbt_project_sensor,
+    build_documents_sensor,
+    build_policy_sensor,
+)
+from sensors.schedules import checks_automation, nightly_schedule
 
-MAIN_JOB = "canon_main"
+__all__ = ["MAIN_JOB", "build_definitions", "defs"]
 
 
 def build_definitions() -> dg.Definitions:
-    dbt_models, dbt_source_freshness = build_dbt_definitions()
-    assets = [raw_loaders, dbt_models, evidence_registry, knowledge_index, eval_report, *build_metadata_assets(dbt_models)]
-    checks = [dbt_source_freshness, quarantine_age, *eval_checks]
-    jobs: list = []
-    sensors: list = []
-    schedules: list = []
-    # -- operations (sensors, schedules, alert and freshness checks) are added below this line --
-    from sensors import build_operations
-
-    ops = build_operations(dbt_models, main_job_name=MAIN_JOB)
-    checks += ops.checks
-    jobs += ops.jobs
-    sensors += ops.sensors
-    schedules += ops.schedules
-    # -- lifecycle (forget, migrate, rollback jobs) is added below this line --
-    from assets.lifecycle import lifecycle_jobs
-
-    jobs += lifecycle_jobs
-    main_job = dg.define_asset_job(
-        MAIN_JOB, selection=dg.AssetSelection.all(), tags=DB_TAGS,
-        description="Raw loaders → dbt build → artifacts → registry → definitions → index → eval.",
-    )
+    home = CanonPaths.from_env()
+    project = dbt_project(home)
+    dbt = build_dbt_definitions(project)
     return dg.Definitions(
-        assets=assets,
-        asset_checks=checks,
-        jobs=[main_job, *jobs],
-        sensors=sensors,
-        schedules=schedules,
+        assets=[
+            raw_loaders,
+            dbt.models,
+            build_dbt_artifact_tables(dbt.models),
+            evidence_registry,
+            effective_definitions,
+            knowledge_index,
+            eval_report,
+        ],
+        asset_checks=[dbt.source_freshness, quarantine_age, *definitions_checks, *ops_asset_checks, *eval_checks],
+        jobs=[main_job, documents_job, policy_job, dbt.job, artifacts_job, forget_job, migrate_job, rollback_job],
+        sensors=[
+            build_documents_sensor(documents_job),
+            build_policy_sensor(policy_job),
+            build_dbt_project_sensor(dbt.job),
+            build_dbt_artifacts_sensor(artifacts_job),
+            checks_automation,
+            canon_run_failure_alert,
+            canon_check_alert,
+        ],
+        schedules=[nightly_schedule],
         resources={
-            "dbt": dbt_cli_resource(),
-            "canon_db": canon_db_resource(),
-            "raw_db": raw_db_resource(),
+            "paths": paths_resource(),
+            "dbt": dbt_cli_resource(project, canon_home=env_or("CANON_HOME", str(DEFAULT_HOME))),
+            "canon_db": canon_db_resource(home),
+            "raw_db": raw_db_resource(home),
             "lineage": OpenLineageResource(),
             "embedder": EmbedderResource(),
         },

@@ -6,26 +6,24 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.index import INDEX_KEY
+from assets.keys import EVAL_KEY, INDEX_KEY
 from canon.evaluation.gold import RELEASE_SETS
 from canon.evaluation.report import RELEASE_GATE, markdown_table
 from canon.evaluation.run import evaluate
 from canon.run_lineage import canon_table
 from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
-from resources.settings import canon_paths
-
-EVAL_KEY = dg.AssetKey(["canon", "eval_report"])
+from resources.paths import CanonPathsResource
 
 
-def _report_path() -> Path:
-    return canon_paths().home / "eval" / "eval_report.json"
+def report_path(paths: CanonPathsResource) -> Path:
+    return paths.canon.home / "eval" / "eval_report.json"
 
 
 @dg.asset(key=EVAL_KEY, deps=[INDEX_KEY], group_name="eval",
           description="Both release gold sets answered on a fresh index with the production code.")
 def eval_report(context: dg.AssetExecutionContext, embedder: EmbedderResource,
-                lineage: OpenLineageResource) -> dg.MaterializeResult:
+                lineage: OpenLineageResource, paths: CanonPathsResource) -> dg.MaterializeResult:
     emb = embedder.get_embedder()
     report, tables = {}, []
     with lineage.asset_run(context, inputs=[canon_table("documents")], outputs=[canon_table("eval_report")]):
@@ -35,7 +33,7 @@ def eval_report(context: dg.AssetExecutionContext, embedder: EmbedderResource,
             result = evaluate(corpus, gold, embedder=emb)
             report[name] = result
             tables.append(f"### {name} ({result['summary']['cases']} cases)\n\n{markdown_table(result)}")
-    path = _report_path()
+    path = report_path(paths)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2, default=str))
     s = {n: r["summary"] for n, r in report.items()}
@@ -48,8 +46,8 @@ def eval_report(context: dg.AssetExecutionContext, embedder: EmbedderResource,
 
 def _gate_check(name: str, description: str, failing):
     @dg.asset_check(asset=EVAL_KEY, name=name, description=description, blocking=True)
-    def _check() -> dg.AssetCheckResult:
-        report = json.loads(_report_path().read_text())
+    def _check(paths: CanonPathsResource) -> dg.AssetCheckResult:
+        report = json.loads(report_path(paths).read_text())
         problems = {n: failing(r["summary"]) for n, r in report.items()}
         bad = {n: p for n, p in problems.items() if p}
         return dg.AssetCheckResult(passed=not bad, metadata={

@@ -15,8 +15,8 @@ from canon.lifecycle import forget as lifecycle
 from canon.lifecycle import migrate as migration
 from canon.run_lineage import ParentRun
 from resources.lineage_emitter import OpenLineageResource
-from resources.settings import canon_paths
-from sensors.common import DB_TAGS
+from resources.paths import CanonPathsResource
+from resources.warehouse import DB_TAGS
 
 FORGET_JOB = "canon_forget"
 MIGRATE_JOB = "canon_migrate"
@@ -34,10 +34,10 @@ class ForgetConfig(dg.Config):
 @dg.op(out=dg.Out(dg.Nothing), description="Delete one document from every store, verify it is gone, record the "
                                             "deletion against the contract's promise. Resumes an interrupted deletion.")
 def forget_document(context: dg.OpExecutionContext, config: ForgetConfig, canon_db: DuckDBResource,
-                    lineage: OpenLineageResource):
+                    lineage: OpenLineageResource, paths: CanonPathsResource):
     emitter = lineage.get_emitter()
     try:
-        res = lifecycle.forget(config.doc_id, paths=canon_paths(), connect=canon_db.get_connection,
+        res = lifecycle.forget(config.doc_id, paths=paths.canon, connect=canon_db.get_connection,
                                run_id=context.run_id, emitter=emitter, parent=_parent(context, lineage))
     except lifecycle.DeletionNotVerified as exc:
         raise dg.Failure(description=str(exc), metadata={
@@ -76,11 +76,11 @@ class MigrateConfig(dg.Config):
 @dg.op(out=dg.Out(dg.Nothing), description="Build an index with a new embedding model or chunking beside the live "
                                             "one, check coverage, evaluate both on the release gold sets, cut over.")
 def migrate_index(context: dg.OpExecutionContext, config: MigrateConfig, canon_db: DuckDBResource,
-                  lineage: OpenLineageResource):
+                  lineage: OpenLineageResource, paths: CanonPathsResource):
     emitter = lineage.get_emitter()
     try:
         res = migration.migrate(
-            paths=canon_paths(), connect=canon_db.get_connection, embedding_model=config.embedding_model,
+            paths=paths.canon, connect=canon_db.get_connection, embedding_model=config.embedding_model,
             max_seq_length=config.max_seq_length, chunker_max_chars=config.chunker_max_chars,
             chunker_overlap=config.chunker_overlap, cut_over=config.cut_over,
             rollback_window=dt.timedelta(hours=config.rollback_window_hours), run_id=context.run_id,
@@ -117,10 +117,10 @@ class RollbackConfig(dg.Config):
 
 @dg.op(out=dg.Out(dg.Nothing), description="Serve the index from before the last migration again.")
 def rollback_index(context: dg.OpExecutionContext, config: RollbackConfig, canon_db: DuckDBResource,
-                   lineage: OpenLineageResource):
+                   lineage: OpenLineageResource, paths: CanonPathsResource):
     emitter = lineage.get_emitter()
     try:
-        res = migration.rollback(paths=canon_paths(), connect=canon_db.get_connection,
+        res = migration.rollback(paths=paths.canon, connect=canon_db.get_connection,
                                  migration_id=config.migration_id, run_id=context.run_id, emitter=emitter,
                                  parent=_parent(context, lineage))
     except CanonError as exc:

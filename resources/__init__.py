@@ -1,1 +1,2 @@
-"""Dagster ConfigurableResources: thin wrappers over canon.*"""
+"""Dagster resources: thin, configurable wrappers over canon.*. Values that
+come from the environment are wired as `dg.EnvVar` in definitions.py."""

@@ -1,17 +1,25 @@
-"""DuckDB resources. Canon's registry and the raw landing zone are separate
-files from dbt-duckdb's warehouse, so the connection configs of
-dagster-duckdb and dbt-duckdb never meet on one file in one process."""
+"""DuckDB resources, and the run tag that keeps DuckDB to one writer. Canon's
+registry and the raw landing zone are separate files from dbt-duckdb's
+warehouse, so the connection configs of dagster-duckdb and dbt-duckdb never
+meet on one file in one process."""
 
 from __future__ import annotations
 
 from dagster_duckdb import DuckDBResource
 
-from resources.settings import canon_paths
+from canon.core.config import CanonPaths
+
+# Every Canon job that reads or writes canon.duckdb carries this tag. DuckDB
+# allows one writer process per file, so the instance runs at most one such run
+# at a time (dagster.yaml: concurrency.runs.tag_concurrency_limits, see
+# docs/operations.md); the sensors also wait while a run is in progress.
+DB_TAG_KEY = "canon/duckdb"
+DB_TAGS = {DB_TAG_KEY: "canon"}
 
 
-def canon_db_resource() -> DuckDBResource:
-    return DuckDBResource(database=str(canon_paths().canon_db))
+def canon_db_resource(paths: CanonPaths) -> DuckDBResource:
+    return DuckDBResource(database=str(paths.canon_db))
 
 
-def raw_db_resource() -> DuckDBResource:
-    return DuckDBResource(database=str(canon_paths().raw_db))
+def raw_db_resource(paths: CanonPaths) -> DuckDBResource:
+    return DuckDBResource(database=str(paths.raw_db))

@@ -62,8 +62,8 @@ def _check(result, name: str):
 
 
 def _served(home: Path) -> dict:
-    from canon.registry import store as registry
     from canon.index.revisions import served_revision
+    from canon.registry import store as registry
 
     con = registry.connect(home / "canon.duckdb", read_only=True)
     try:
@@ -78,7 +78,7 @@ def measure(home: Path, corpus: Path) -> dict:
     from definitions import build_definitions
 
     os.environ.update({"CANON_HOME": str(home), "CANON_CORPUS": str(corpus), "DAGSTER_HOME": str(home / "dagster")})
-    from sensors.common import ensure_dagster_yaml
+    from canon_run import ensure_dagster_yaml
 
     ensure_dagster_yaml(home / "dagster")
     defs = build_definitions()

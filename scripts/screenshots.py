@@ -103,6 +103,8 @@ def main(argv=None) -> int:
         shutil.copytree(dagster_home, tmp / "dagster", ignore=shutil.ignore_patterns("*.lock"))
     else:
         (tmp / "dagster").mkdir()
+    if not (tmp / "dagster" / "dagster.yaml").exists():   # the instance settings `make run` installs
+        shutil.copyfile(ROOT / "dagster.yaml", tmp / "dagster" / "dagster.yaml")
     (tmp / "dagster" / ".nux").mkdir(exist_ok=True)
     (tmp / "dagster" / ".nux" / "nux.yaml").write_text("seen: 1\n")
     env = {**os.environ, "CANON_HOME": str(home), "DAGSTER_HOME": str(tmp / "dagster"), "DO_NOT_TRACK": "1",

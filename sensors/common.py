@@ -1,4 +1,4 @@
-"""Small helpers the sensors share: the run tags, the in-progress guard, the
+"""Small helpers the sensors share: the trigger tag, the in-progress guard, the
 cursor, and the last time an asset was materialized."""
 
 import datetime as dt
@@ -7,12 +7,6 @@ from typing import Any, Optional
 
 import dagster as dg
 
-# Every Canon job that reads or writes canon.duckdb carries this tag. DuckDB
-# allows one writer process per file, so the instance should run at most one
-# such run at a time (dagster.yaml: concurrency.runs.tag_concurrency_limits,
-# see docs/operations.md); the sensors also wait while a run is in progress.
-DB_TAG_KEY = "canon/duckdb"
-DB_TAGS = {DB_TAG_KEY: "canon"}
 TRIGGER_TAG = "canon/trigger"
 
 _IN_PROGRESS = [
@@ -65,29 +59,3 @@ def utc_iso(ts: Optional[float] = None) -> str:
     t = dt.datetime.fromtimestamp(ts, dt.timezone.utc) if ts is not None else dt.datetime.now(dt.timezone.utc)
     return t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
-
-# The instance settings Canon expects (DAGSTER_HOME/dagster.yaml): at most one
-# run that touches canon.duckdb at a time; everything else queues.
-DAGSTER_YAML = f"""\
-# Canon: one run that touches canon.duckdb at a time (DuckDB allows one writer
-# process per file); other runs wait in the queue. See docs/operations.md.
-concurrency:
-  runs:
-    tag_concurrency_limits:
-      - key: "{DB_TAG_KEY}"
-        limit: 1
-telemetry:
-  enabled: false
-"""
-
-
-def ensure_dagster_yaml(dagster_home) -> bool:
-    """Write DAGSTER_YAML into `dagster_home` unless a dagster.yaml exists; True if written."""
-    from pathlib import Path
-
-    path = Path(dagster_home) / "dagster.yaml"
-    if path.exists():
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(DAGSTER_YAML)
-    return True

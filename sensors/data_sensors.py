@@ -18,15 +18,19 @@ from typing import Callable
 
 import dagster as dg
 
-from assets.index import INDEX_KEY
-from assets.metadata import DBT_TABLE_KEYS, REGISTRY_KEY
-from assets.ops_checks import POLICY_FIRST_SEEN_TAG, POLICY_REVISION_TAG
+from assets.index import POLICY_FIRST_SEEN_TAG, POLICY_REVISION_TAG
+from assets.keys import DBT_TABLE_KEYS, INDEX_KEY, REGISTRY_KEY
 from canon.registry.policy import load_policy
-from resources.settings import DBT_PROJECT_DIR, canon_paths, corpus_dir
-from resources.settings import policy_file as live_policy_file
+from resources.dbt import DBT_PROJECT_DIR
+from resources.paths import paths_from_env
 from sensors import watch
 from sensors.common import (
-    TRIGGER_TAG, last_materialization, read_cursor, run_in_progress, utc_iso, write_cursor,
+    TRIGGER_TAG,
+    last_materialization,
+    read_cursor,
+    run_in_progress,
+    utc_iso,
+    write_cursor,
 )
 
 DOCUMENTS_SENSOR = "canon_documents_sensor"
@@ -73,7 +77,19 @@ def _tree_sensor(*, name: str, job, description: str, state_of: Callable[[], wat
     return _sensor
 
 
-def build_documents_sensor(job, *, corpus: Callable[[], Path] = corpus_dir) -> dg.SensorDefinition:
+def _corpus_dir() -> Path:
+    return paths_from_env().corpus_dir
+
+
+def _policy_file() -> Path:
+    return paths_from_env().policy_file
+
+
+def _dbt_artifacts_dir() -> Path:
+    return paths_from_env().canon.dbt_artifacts_dir
+
+
+def build_documents_sensor(job, *, corpus: Callable[[], Path] = _corpus_dir) -> dg.SensorDefinition:
     return _tree_sensor(
         name=DOCUMENTS_SENSOR, job=job, what="documents", interval=30, baseline_key=REGISTRY_KEY,
         state_of=lambda: watch.corpus_state(corpus()),
@@ -92,8 +108,7 @@ def build_dbt_project_sensor(job, *, project_dir: Path = DBT_PROJECT_DIR) -> dg.
     )
 
 
-def build_dbt_artifacts_sensor(job, *, artifacts_dir: Callable[[], Path] = lambda: canon_paths().dbt_artifacts_dir
-                               ) -> dg.SensorDefinition:
+def build_dbt_artifacts_sensor(job, *, artifacts_dir: Callable[[], Path] = _dbt_artifacts_dir) -> dg.SensorDefinition:
     """New manifest.json / semantic_manifest.json in $CANON_HOME/dbt_artifacts
     that Canon has not ingested yet (written by a dbt run outside Canon)."""
     key = DBT_TABLE_KEYS["dbt_nodes"]
@@ -125,8 +140,7 @@ def build_dbt_artifacts_sensor(job, *, artifacts_dir: Callable[[], Path] = lambd
     return canon_dbt_artifacts_sensor
 
 
-def build_policy_sensor(job, *, policy_file: Callable[[], Path] = live_policy_file
-                        ) -> dg.SensorDefinition:
+def build_policy_sensor(job, *, policy_file: Callable[[], Path] = _policy_file) -> dg.SensorDefinition:
     @dg.sensor(name=POLICY_SENSOR, job=job, minimum_interval_seconds=15,
                default_status=dg.DefaultSensorStatus.RUNNING,
                description="A new policy.yml revision starts canon_policy_job once (the fast path: ACL "

@@ -27,7 +27,7 @@ def _front_matter(path: Path) -> tuple[dict, str]:
 def test_same_seed_same_corpus_other_seed_other_corpus(tmp_path):
     a = gen_corpus.generate(tmp_path / "a", 80, seed=5)
     b = gen_corpus.generate(tmp_path / "b", 80, seed=5)
-    c = gen_corpus.generate(tmp_path / "c", 80, seed=6)
+    gen_corpus.generate(tmp_path / "c", 80, seed=6)
     assert a["docs"] == b["docs"] == 80
     assert gen_corpus.tree_digest(tmp_path / "a") == gen_corpus.tree_digest(tmp_path / "b")
     assert gen_corpus.tree_digest(tmp_path / "a") != gen_corpus.tree_digest(tmp_path / "c")

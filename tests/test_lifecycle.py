@@ -262,8 +262,10 @@ def test_forget_dagster_job(home):
 
     from assets.lifecycle import forget_job
     from resources.lineage_emitter import OpenLineageResource
+    from resources.paths import paths_from_env
 
-    resources = {"canon_db": DuckDBResource(database=str(home.canon_db)), "lineage": OpenLineageResource()}
+    resources = {"canon_db": DuckDBResource(database=str(home.canon_db)), "lineage": OpenLineageResource(),
+                 "paths": paths_from_env()}
     ok = forget_job.execute_in_process(
         run_config={"ops": {"forget_document": {"config": {"doc_id": MEMO}}}}, resources=resources)
     assert ok.success

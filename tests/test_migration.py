@@ -236,9 +236,11 @@ def test_cli_and_dagster_jobs(home, capsys, monkeypatch):
 
     from assets.lifecycle import migrate_job, rollback_job
     from resources.lineage_emitter import OpenLineageResource
+    from resources.paths import paths_from_env
 
     monkeypatch.setattr(migration_run, "default_release_sets", lambda: DOSSIER_SET)
-    resources = {"canon_db": DuckDBResource(database=str(home.canon_db)), "lineage": OpenLineageResource()}
+    resources = {"canon_db": DuckDBResource(database=str(home.canon_db)), "lineage": OpenLineageResource(),
+                 "paths": paths_from_env()}
     run = migrate_job.execute_in_process(
         run_config={"ops": {"migrate_index": {"config": {"chunker_max_chars": 60}}}}, resources=resources)
     assert run.success

@@ -227,8 +227,8 @@ def test_no_index_yet_is_a_clear_failure(tmp_path):
 # ------------------------------------------------------------ the Dagster asset checks
 
 def _run_checks(ws: Workspace, monkeypatch, tags=None):
-    from assets.index import INDEX_KEY
-    from assets.ops_checks import ops_asset_checks
+    from assets.index import INDEX_KEY, ops_asset_checks
+    from resources.paths import paths_from_env
 
     monkeypatch.setenv("CANON_HOME", str(ws.paths.home))
     monkeypatch.setenv("CANON_CORPUS", str(ws.corpus))
@@ -236,7 +236,7 @@ def _run_checks(ws: Workspace, monkeypatch, tags=None):
     defs = dg.Definitions(
         assets=[dg.AssetSpec(INDEX_KEY)], asset_checks=ops_asset_checks,
         jobs=[dg.define_asset_job("ops_checks", selection=dg.AssetSelection.checks(*ops_asset_checks))],
-        resources={"canon_db": DuckDBResource(database=str(ws.paths.canon_db))},
+        resources={"canon_db": DuckDBResource(database=str(ws.paths.canon_db)), "paths": paths_from_env()},
     )
     with dg.instance_for_test() as instance:
         result = defs.resolve_job_def("ops_checks").execute_in_process(instance=instance, tags=tags or {})

@@ -10,6 +10,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from definitions import MAIN_JOB, build_definitions
+
 ROOT = Path(__file__).resolve().parents[1]
 CANON = str(Path(sys.executable).with_name("canon"))
 SOURCES = {"raw.commerce.order_lines", "raw.commerce.refunds", "raw.billing.credit_notes", "raw.finance.fx_daily"}
@@ -21,8 +23,6 @@ def home(tmp_path_factory):
     old = os.environ.get("CANON_HOME")
     os.environ["CANON_HOME"] = str(home)
     try:
-        from definitions import MAIN_JOB, build_definitions
-
         defs = build_definitions()
         with dg.DagsterInstance.ephemeral() as instance:
             result = defs.resolve_job_def(MAIN_JOB).execute_in_process(instance=instance, raise_on_error=False)

@@ -2,6 +2,7 @@
 exactly one RunRequest with a stable run key, no change yields none, and a
 sensor waits (cursor unchanged) while a Canon run is in progress."""
 
+import json
 import os
 import shutil
 import time
@@ -11,8 +12,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.index import INDEX_KEY
-from assets.metadata import DBT_TABLE_KEYS, REGISTRY_KEY
+from assets.keys import DBT_TABLE_KEYS, INDEX_KEY, REGISTRY_KEY
 from sensors import watch
 from sensors.data_sensors import (
     build_dbt_artifacts_sensor,
@@ -153,7 +153,6 @@ def test_policy_sensor_remembers_first_sighting_while_waiting(corpus, instance):
     reqs, _, _ = tick(sensor, instance, cursor_wait)
     assert len(reqs) == 1
     # The lag starts at the first sighting, not at the tick that could start the run.
-    import json
     assert reqs[0].tags["canon/policy_first_seen"] == json.loads(cursor_wait)["first_seen"]["r9"]
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sensors.common import ensure_dagster_yaml
+from canon_run import ensure_dagster_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

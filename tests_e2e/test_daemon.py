@@ -5,7 +5,6 @@ change each start exactly one run through their sensors. Kept out of
 Dagster's sensor test utilities (tests/test_sensors.py)."""
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,8 +17,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from test_webserver import BIN, free_port, graphql, stop, wait_for_location, webserver_env  # noqa: E402
-
-
 
 DATA_JOBS = {"canon_main", "canon_documents_job", "canon_policy_job", "canon_dbt_job", "canon_artifacts_job"}
 DATA_SENSORS = ("canon_documents_sensor", "canon_policy_sensor", "canon_dbt_project_sensor",

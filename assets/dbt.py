@@ -1,34 +1,52 @@
 """dbt models, versions and tests as Dagster assets and asset checks
-(dagster-dbt), plus one source-freshness check per dbt source read from
-sources.json (dagster-dbt does not turn `dbt source freshness` into checks)."""
+(dagster-dbt), one source-freshness check per dbt source read from
+sources.json (dagster-dbt does not turn `dbt source freshness` into checks),
+and the job a dbt project change starts.
 
+Raw sources keep their three-part relation name as the asset key
+(raw/commerce/order_lines), so the raw-loader assets (assets/demo_raw.py) and
+dbt's sources are the same assets."""
 
 import json
 from pathlib import Path
+from typing import Any, Mapping, NamedTuple
 
 import dagster as dg
-from dagster_dbt import DbtCliResource, dbt_assets
+from dagster_dbt import DagsterDbtTranslator, DagsterDbtTranslatorSettings, DbtCliResource, DbtProject, dbt_assets
 
-from assets.dbt_translator import CanonDbtTranslator
+from assets.keys import EVAL_KEY
 from canon.run_lineage import dbt_relation
 from canon.sources.dbt.artifact_store import publish_artifacts
 from canon.sources.dbt.artifacts import read_sources_json
-from resources.dbt import dbt_project, ensure_manifest
 from resources.lineage_emitter import OpenLineageResource
-from resources.settings import canon_paths
+from resources.paths import CanonPathsResource
+from resources.warehouse import DB_TAGS
+
+DBT_JOB = "canon_dbt_job"
 
 
-def _source_keys(manifest_path: Path) -> dict[str, dg.AssetKey]:
-    manifest = json.loads(manifest_path.read_text())
+class CanonDbtTranslator(DagsterDbtTranslator):
+    def __init__(self) -> None:
+        super().__init__(settings=DagsterDbtTranslatorSettings(enable_asset_checks=True))
+
+    def get_asset_spec(self, manifest: Mapping[str, Any], unique_id: str, project: Any) -> dg.AssetSpec:
+        spec = super().get_asset_spec(manifest, unique_id, project)
+        props = self.get_resource_props(manifest, unique_id)
+        if props["resource_type"] == "source":
+            return spec.replace_attributes(key=dg.AssetKey(["raw", props["source_name"], props["name"]]),
+                                           group_name="raw")
+        return spec.replace_attributes(group_name="dbt")
+
+
+def _source_keys(manifest: dict) -> dict[str, dg.AssetKey]:
     return {
         uid: dg.AssetKey(["raw", s["source_name"], s["name"]])
         for uid, s in manifest.get("sources", {}).items()
     }
 
 
-def _relations(manifest_path: Path) -> dict[str, list]:
+def _relations(manifest: dict) -> dict[str, list]:
     """OpenLineage datasets for the dbt run: raw sources in, model relations out (with columns)."""
-    manifest = json.loads(manifest_path.read_text())
     sources = [dbt_relation(s["relation_name"].replace('"', "")) for s in manifest.get("sources", {}).values()
                if s.get("relation_name")]
     models = [dbt_relation(n["relation_name"].replace('"', ""),
@@ -38,18 +56,27 @@ def _relations(manifest_path: Path) -> dict[str, list]:
     return {"sources": sources, "models": models}
 
 
-def build_dbt_definitions() -> tuple[dg.AssetsDefinition, dg.AssetChecksDefinition]:
-    manifest_path = ensure_manifest()
-    translator = CanonDbtTranslator()
-    relations = _relations(manifest_path)
+class DbtDefinitions(NamedTuple):
+    models: dg.AssetsDefinition
+    source_freshness: dg.AssetChecksDefinition
+    job: Any   # dg.define_asset_job(...): the job a dbt project change starts
 
-    @dbt_assets(manifest=manifest_path, project=dbt_project(), dagster_dbt_translator=translator, name="dbt_models")
-    def dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource, lineage: OpenLineageResource):
+
+def build_dbt_definitions(project: DbtProject) -> DbtDefinitions:
+    """The dbt assets, checks and job, read from the project's manifest (call when the code location loads)."""
+    manifest_path = Path(project.manifest_path)
+    manifest = json.loads(manifest_path.read_text())
+    relations = _relations(manifest)
+
+    @dbt_assets(manifest=manifest_path, project=project, dagster_dbt_translator=CanonDbtTranslator(),
+                name="dbt_models")
+    def dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource, lineage: OpenLineageResource,
+                   paths: CanonPathsResource):
         """`dbt build` (models, versions, tests); the artifacts are published as one set for Canon."""
         with lineage.asset_run(context, job_name="dbt_build", inputs=relations["sources"], outputs=relations["models"]):
             invocation = dbt.cli(["build"], context=context)
             yield from invocation.stream()
-        store = canon_paths().dbt_artifacts_dir
+        store = paths.canon.dbt_artifacts_dir
         copied = publish_artifacts(invocation.target_path, store, names=("manifest.json", "semantic_manifest.json", "run_results.json"))
         # sources.json belongs to the same artifact set; `dbt source freshness` yields no Dagster events.
         freshness = dbt.cli(["source", "freshness"], manifest=manifest_path, raise_on_error=False)
@@ -57,7 +84,7 @@ def build_dbt_definitions() -> tuple[dg.AssetsDefinition, dg.AssetChecksDefiniti
         copied += publish_artifacts(freshness.target_path, store, names=("sources.json",))
         context.log.info(f"published dbt artifacts: {', '.join(copied)}")
 
-    source_keys = _source_keys(manifest_path)
+    source_keys = _source_keys(manifest)
 
     @dg.multi_asset_check(
         specs=[
@@ -67,13 +94,14 @@ def build_dbt_definitions() -> tuple[dg.AssetsDefinition, dg.AssetChecksDefiniti
         name="dbt_source_freshness",
         can_subset=True,
     )
-    def dbt_source_freshness(context: dg.AssetCheckExecutionContext, dbt: DbtCliResource):
+    def dbt_source_freshness(context: dg.AssetCheckExecutionContext, dbt: DbtCliResource,
+                             paths: CanonPathsResource):
         invocation = dbt.cli(["source", "freshness"], manifest=manifest_path, raise_on_error=False)
         invocation.wait()
         sources_json = Path(invocation.target_path) / "sources.json"
         if not sources_json.exists():
             raise dg.Failure(f"dbt source freshness wrote no sources.json in {invocation.target_path}")
-        publish_artifacts(invocation.target_path, canon_paths().dbt_artifacts_dir, names=("sources.json",))
+        publish_artifacts(invocation.target_path, paths.canon.dbt_artifacts_dir, names=("sources.json",))
         results = {r["unique_id"]: r for r in read_sources_json(sources_json)}
         for uid, key in source_keys.items():
             if context.selected_asset_check_keys and dg.AssetCheckKey(key, "source_freshness") not in context.selected_asset_check_keys:
@@ -96,4 +124,9 @@ def build_dbt_definitions() -> tuple[dg.AssetsDefinition, dg.AssetChecksDefiniti
                 },
             )
 
-    return dbt_models, dbt_source_freshness
+    dbt_job = dg.define_asset_job(
+        DBT_JOB, selection=dg.AssetSelection.assets(dbt_models).downstream() - dg.AssetSelection.assets(EVAL_KEY),
+        tags=DB_TAGS,
+        description="A dbt project change: dbt build → artifacts → registry → definitions → index.",
+    )
+    return DbtDefinitions(dbt_models, dbt_source_freshness, dbt_job)
