@@ -15,7 +15,7 @@ export TRANSFORMERS_OFFLINE := 1
 export DO_NOT_TRACK := 1
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: install run test ui bench bench-metadata clean
+.PHONY: install run test lint ui bench bench-metadata clean
 
 install: $(STAMP)
 
@@ -32,8 +32,14 @@ run: install
 	@test -f $(DAGSTER_HOME)/dagster.yaml || cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/python -m canon_run
 
-test: install
+test: install lint
 	$(BIN)/pytest -q
+
+# A cycle, a layer breach (canon/core -> models -> ... -> cli, see docs/design.md),
+# a Dagster import inside canon/, an unused or undefined name fail the build.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 ui: install
 	@mkdir -p $(DAGSTER_HOME)
