@@ -1,5 +1,5 @@
 """Operational checks over the served index, as pure functions over DuckDB and
-LanceDB (the Dagster asset checks in assets/ops_checks.py only call these).
+LanceDB (the Dagster asset checks in assets/index.py only call these).
 
 - **Index freshness.** The query-time stale-index rule of
   canon/index/served.py: a registry revision may be read from the index only
