@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Callable
 
+from canon.cli.lifecycle import register as register_lifecycle
 from canon.core.dates import parse_as_of
 from canon.core.errors import CanonInputError, CanonRunError
 from canon.models.responses import Response
@@ -27,6 +29,9 @@ def _print_response(resp: Response, as_json: bool) -> None:
         for e in data["lineage"]["edges"]:
             print(f"    {e['parent']} -> {e['child']}")
 
+
+# Each command imports what it runs inside its handler: `canon resolve` must not pay for
+# the index stack (LanceDB, the embedder) that `ask` and `eval` load.
 
 def _object_command(args: argparse.Namespace, fn_name: str) -> int:
     from canon.ask import resolve as resolve_mod
@@ -66,8 +71,6 @@ def _ask_command(args: argparse.Namespace) -> int:
 
 
 def _eval_command(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from canon.ask.context import make_embedder
     from canon.evaluation.report import markdown_table
     from canon.evaluation.run import evaluate
@@ -114,8 +117,6 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--embedder", choices=["sentence-transformers", "hashing"], default=None,
                     help="hashing is the deterministic test embedder (fast, meaningless vectors)")
     sp.set_defaults(handler=_eval_command)
-    from canon.cli.lifecycle import register as register_lifecycle
-
     register_lifecycle(sub)
     return p
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -216,7 +217,6 @@ def load_engine(artifacts_dir: Path | str, warehouse_db: Path | str) -> MetricEn
 
 
 def _main() -> None:  # pragma: no cover - a debugging aid: python -m canon.sources.dbt.semantic.metric_values DIR DB METRIC START END
-    import sys
     art, db, metric, start, end = sys.argv[1:6]
     print(json.dumps(load_engine(art, db).compute(metric, start, end), indent=2, default=str))
 
