@@ -4,16 +4,16 @@ dbt manifest is produced/read when the location loads, never at import."""
 import dagster as dg
 
 from assets.dbt_assets import build_dbt_definitions
-from assets.metadata import build_metadata_assets
 from assets.eval import eval_checks, eval_report
 from assets.index import knowledge_index
+from assets.metadata import build_metadata_assets
 from assets.raw_loaders import raw_loaders
-from assets.registry import evidence_registry, quarantine_age
+from assets.registry import evidence_registry, identity_takeovers, quarantine_age
 from resources.dbt import dbt_cli_resource
-from sensors.common import DB_TAGS
 from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
 from resources.warehouse import canon_db_resource, raw_db_resource
+from sensors.common import DB_TAGS
 
 MAIN_JOB = "canon_main"
 
@@ -21,7 +21,7 @@ MAIN_JOB = "canon_main"
 def build_definitions() -> dg.Definitions:
     dbt_models, dbt_source_freshness = build_dbt_definitions()
     assets = [raw_loaders, dbt_models, evidence_registry, knowledge_index, eval_report, *build_metadata_assets(dbt_models)]
-    checks = [dbt_source_freshness, quarantine_age, *eval_checks]
+    checks = [dbt_source_freshness, quarantine_age, identity_takeovers, *eval_checks]
     jobs: list = []
     sensors: list = []
     schedules: list = []

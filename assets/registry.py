@@ -8,6 +8,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from assets.metadata import DBT_TABLE_KEYS, REGISTRY_KEY
+from canon.registry import checks as registry_checks
 from canon.registry.build import build_registry
 from canon.registry.contracts import load_contract
 from canon.run_lineage import canon_table
@@ -78,4 +79,16 @@ def quarantine_age(canon_db: DuckDBResource) -> dg.AssetCheckResult:
         severity=dg.AssetCheckSeverity.WARN,
         metadata={"quarantined": len(rows), "oldest_age_hours": round(oldest_h, 2),
                   "entries": dg.MetadataValue.json([{"source_uri": r[0], "reasons": list(r[1])} for r in rows[:50]])},
+    )
+
+
+@dg.asset_check(asset=REGISTRY_KEY, name="identity_takeovers", blocking=True,
+                description="No file or source tried to take a doc_id or an object another one owns, or to clone "
+                            "an id (canon.registry.claims): a takeover attempt blocks everything downstream.")
+def identity_takeovers(canon_db: DuckDBResource) -> dg.AssetCheckResult:
+    with canon_db.get_connection() as con:
+        rows = registry_checks.identity_takeovers(con)
+    return dg.AssetCheckResult(
+        passed=not rows, severity=dg.AssetCheckSeverity.ERROR,
+        metadata={"attempts": len(rows), "entries": dg.MetadataValue.json(rows[:50])},
     )

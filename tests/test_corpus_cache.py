@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -14,8 +13,8 @@ import pytest
 
 from canon.registry import corpus_cache
 from canon.registry import store as registry
-from canon.registry.contracts import load_contract
 from canon.registry.build import build_registry
+from canon.registry.contracts import load_contract
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = load_contract(ROOT / "contracts" / "knowledge.yml")
