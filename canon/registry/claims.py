@@ -76,9 +76,6 @@ def others_for(con: duckdb.DuckDBPyConnection, system: str, *, rendered: list[Do
     for d in rendered:
         out.doc_ids[d.doc_id] = f"{d.source_system}:{d.source_uri}"
         out.objects[d.object_id] = d.source_system
-    for doc_id, object_id in con.execute("SELECT doc_id, object_id FROM documents WHERE deleted_at IS NULL"
-                                         ).fetchall():
-        out.established.update((doc_id, object_id))
     out.established.update(out.doc_ids)
     out.established.update(out.objects)
     return out
@@ -90,6 +87,20 @@ def _cached_claims(con: duckdb.DuckDBPyConnection, system: str, doc_ids: list[st
     return [Claim(*r[:2], r[2] == "approved", *r[3:]) for r in con.execute(
         "SELECT doc_id, object_id, status, source_uri, content_hash FROM documents WHERE source_system = ? "
         "AND deleted_at IS NULL AND doc_id IN (SELECT unnest(?))", [system, doc_ids]).fetchall()]
+
+
+def _kept_ids(con: duckdb.DuckDBPyConnection, system: str, claims: list[Claim]) -> set[str]:
+    """This source's live ids that stay after this build: a doc_id claimed again, and its object_id
+    when the claim keeps it (a row no longer claimed is soft-deleted, so its ids do not count)."""
+    by_id = {c.doc_id: c.object_id for c in claims}
+    kept: set[str] = set()
+    for doc_id, object_id in con.execute("SELECT doc_id, object_id FROM documents WHERE source_system = ? "
+                                         "AND deleted_at IS NULL", [system]).fetchall():
+        if doc_id in by_id:
+            kept.add(doc_id)
+            if by_id[doc_id] == object_id:
+                kept.add(object_id)
+    return kept
 
 
 def _object_problem(c: Claim, contract: Contract, others: Others) -> str | None:
@@ -116,8 +127,9 @@ def screen(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contrac
     claims = [Claim(d.doc_id, d.object_id, d.is_authoritative, d.source_uri, d.content_hash)
               for d in result.documents]
     claims += _cached_claims(con, system, result.unchanged)
+    established = others.established | _kept_ids(con, system, claims)
     index: dict[str, set[str]] = {}
-    for value in others.established | {x for c in claims for x in (c.doc_id, c.object_id)}:
+    for value in established | {x for c in claims for x in (c.doc_id, c.object_id)}:
         index.setdefault(skeleton(value), set()).add(value)
 
     refused: dict[str, list[str]] = {}
@@ -133,7 +145,7 @@ def screen(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contrac
             reasons.append(problem)
         for what, value in (("doc_id", c.doc_id), ("object_id", c.object_id)):
             clones = sorted(index[skeleton(value)] - {value})
-            if clones and value not in others.established:
+            if clones and value not in established:
                 reasons.append(f"{CONFUSABLE}: {what} {value!r} differs from {clones[0]!r} only by look-alike "
                                f"characters or case")
         if reasons:
