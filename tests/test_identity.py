@@ -207,10 +207,10 @@ def test_an_ascii_look_alike_of_an_existing_object_id_is_quarantined(con, corpus
 
 
 def test_an_id_changed_only_in_case_by_its_own_file_is_not_a_clone(con, corpus):
-    rec = _spoof(doc_id="wiki.case.page", object_id="wiki.case.Page", status="draft", kind="wiki")
+    rec = _spoof(doc_id="wiki.case.doc", object_id="wiki.case.Page", status="draft", kind="wiki")
     _write(corpus / "case.jsonl", [rec])
     _build(con, corpus, "r1")
     _write(corpus / "case.jsonl", [{**rec, "object_id": "wiki.case.page"}])
     _build(con, corpus, "r2")
     assert "case.jsonl#L1" not in _open_quarantine(con)
-    assert registry.load_documents(con, doc_ids=["wiki.case.page"])[0].object_id == "wiki.case.page"
+    assert registry.load_documents(con, doc_ids=["wiki.case.doc"])[0].object_id == "wiki.case.page"
