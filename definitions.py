@@ -22,6 +22,7 @@ from assets.registry import (
     documents_job,
     effective_definitions,
     evidence_registry,
+    identity_takeovers,
     quarantine_age,
 )
 from canon.core.config import CanonPaths
@@ -56,7 +57,7 @@ def build_definitions() -> dg.Definitions:
             knowledge_index,
             eval_report,
         ],
-        asset_checks=[dbt.source_freshness, quarantine_age, *definitions_checks, *ops_asset_checks, *eval_checks],
+        asset_checks=[dbt.source_freshness, quarantine_age, identity_takeovers, *definitions_checks, *ops_asset_checks, *eval_checks],
         jobs=[main_job, documents_job, policy_job, dbt.job, artifacts_job, forget_job, migrate_job, rollback_job],
         sensors=[
             build_documents_sensor(documents_job),

@@ -191,3 +191,15 @@ artifacts_job = dg.define_asset_job(
     tags=DB_TAGS,
     description="dbt artifacts published outside Canon: artifact tables → registry → definitions → index.",
 )
+
+
+@dg.asset_check(asset=REGISTRY_KEY, name="identity_takeovers", blocking=True,
+                description="No file or source tried to take a doc_id or an object another one owns, or to clone "
+                            "an id (canon.registry.claims): a takeover attempt blocks everything downstream.")
+def identity_takeovers(canon_db: DuckDBResource) -> dg.AssetCheckResult:
+    with canon_db.get_connection() as con:
+        rows = definition_checks.identity_takeovers(con)
+    return dg.AssetCheckResult(
+        passed=not rows, severity=dg.AssetCheckSeverity.ERROR,
+        metadata={"attempts": len(rows), "entries": dg.MetadataValue.json(rows[:50])},
+    )

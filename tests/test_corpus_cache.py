@@ -156,11 +156,18 @@ def test_a_registry_that_diverged_is_repaired_from_the_file(con, corpus):
 
 def test_duplicate_doc_ids_are_decided_with_trusted_files(con, corpus, tmp_path):
     _build(con, corpus, "r1")
-    # An earlier path claims page_3's doc_id with other content: it wins, page_3 is quarantined.
+    # An earlier path claims page_3's doc_id with other content. The doc_id belongs to the file the
+    # registry holds it from (issue 18: sort order must not decide a takeover): page_3 keeps it,
+    # the newcomer is quarantined naming the owner.
     _write(corpus / "wiki" / "a_page_3.md", _doc("wiki.page_3", f"{BODY} Another text."))
     b = _build(con, corpus, "r2")
-    assert [q.source_uri for q in b.quarantined] == ["wiki/page_3.md"]
-    assert registry.load_documents(con, doc_ids=["wiki.page_3"])[0].source_uri == "wiki/a_page_3.md"
+    assert [q.source_uri for q in b.quarantined] == ["wiki/a_page_3.md"]
+    assert "wiki/page_3.md" in b.quarantined[0].reasons[0]
+    assert registry.load_documents(con, doc_ids=["wiki.page_3"])[0].source_uri == "wiki/page_3.md"
+    # A re-run (page_3 trusted from the cache) decides the same way.
+    b = _build(con, corpus, "r2b")
+    assert [q.source_uri for q in b.quarantined] == ["wiki/a_page_3.md"]
+    assert registry.load_documents(con, doc_ids=["wiki.page_3"])[0].source_uri == "wiki/page_3.md"
     # It leaves again: page_3 (unchanged on disk) is admitted again with its own content.
     (corpus / "wiki" / "a_page_3.md").unlink()
     b = _build(con, corpus, "r3")

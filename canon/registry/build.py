@@ -13,13 +13,13 @@ import duckdb
 
 from canon.core.clock import utcnow
 from canon.models.documents import Document
-from canon.registry import contract_state, corpus_cache
+from canon.registry import claims, contract_state, corpus_cache
 from canon.registry import store as registry
 from canon.registry.contracts import Contract
-from canon.registry.gate import GateResult, QuarantineEntry, gate
+from canon.registry.gate import GateResult, QuarantineEntry, check_record, decide, gate, require_accepted
 from canon.registry.tombstones import forgotten_doc_ids, forgotten_reason
 from canon.sources.corpus.reader import read_corpus
-from canon.sources.corpus.records import RawRecord
+from canon.sources.corpus.records import RawRecord, ReadFailure
 
 
 @dataclass
@@ -71,14 +71,18 @@ def _without_forgotten(con: duckdb.DuckDBPyConnection, result: GateResult, contr
 
 
 def _store(con: duckdb.DuckDBPyConnection, result: GateResult, contract: Contract, run_id: str,
-           build: RegistryBuild) -> None:
+           build: RegistryBuild, others: claims.Others, *, yields: bool = True) -> set[str]:
+    """Store one source's gate result after the checks across sources; returns the source_uris
+    those checks quarantined."""
     system = contract.source.system
     result = _without_forgotten(con, result, contract)
+    result, refused = claims.screen(con, result, contract, others, yields=yields, now=utcnow())
     build.diffs[system] = registry.sync_documents(
         con, result.documents, source_system=system, contract_version=contract.label, run_id=run_id,
         unchanged=result.unchanged)
     registry.sync_quarantine(con, [_keyed(e) for e in result.quarantine], source_system=system, run_id=run_id)
     build.quarantined.extend(result.quarantine)
+    return refused
 
 
 def _keyed(e: QuarantineEntry) -> QuarantineEntry:
@@ -102,22 +106,34 @@ def build_registry(
     today = today or dt.date.today()
     registry.ensure_schema(con)
     build = RegistryBuild()
+    # dbt owns the doc_ids and objects it renders, so the corpus is screened against them first
+    # (canon.registry.claims); both contracts are known to both screens for `owns_objects`.
+    rendered = dbt_documents if dbt_documents is not None and dbt_contract is not None else []
+    contracts = [c for c in (corpus_contract, dbt_contract) if c is not None]
     if corpus is not None:
         contract_state.apply(con, corpus_contract, source=f"contract {corpus_contract.label}")
+        system = corpus_contract.source.system
+        others = claims.others_for(con, system, rendered=rendered, contracts=contracts)
+        owners = claims.live_owners(con, system)
         root = Path(corpus).resolve()
         if root.is_dir():  # only changed files are opened (canon.registry.corpus_cache)
-            scanned = corpus_cache.scan(con, root, corpus_contract, today=today)
+            scanned = corpus_cache.scan(con, root, corpus_contract, today=today, owners=owners)
             t0 = time.perf_counter()
-            _store(con, scanned.result, corpus_contract, run_id, build)
+            refused = _store(con, scanned.result, corpus_contract, run_id, build, others)
             t1 = time.perf_counter()
-            corpus_cache.record(con, scanned)
+            corpus_cache.record(con, scanned, refused=refused)
             build.timings.update(scanned.timings, store_s=t1 - t0, record_s=time.perf_counter() - t1)
             build.corpus_files = scanned.summary()
         else:  # a single .jsonl/.json/.md file: read whole (CanonInputError if it does not exist)
-            _store(con, gate(read_corpus(corpus), corpus_contract, today=today), corpus_contract, run_id, build)
+            checked = [item if isinstance(item, ReadFailure) else check_record(item, corpus_contract, today)
+                       for item in read_corpus(corpus)]
+            require_accepted(corpus_contract)
+            _store(con, decide(checked, corpus_contract, owners=owners), corpus_contract, run_id, build, others)
         registry.set_setting(con, "corpus_root", str(root if root.is_dir() else root.parent))
     if dbt_documents is not None and dbt_contract is not None:
         contract_state.apply(con, dbt_contract, source=f"contract {dbt_contract.label}")
-        _store(con, gate(records_from_documents(dbt_documents), dbt_contract, today=today), dbt_contract, run_id, build)
+        others = claims.others_for(con, dbt_contract.source.system, contracts=contracts)
+        _store(con, gate(records_from_documents(dbt_documents), dbt_contract, today=today), dbt_contract, run_id,
+               build, others, yields=False)
     build.documents = con.execute("SELECT count(*) FROM documents WHERE deleted_at IS NULL").fetchall()[0][0]
     return build

@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 
 from canon.models.documents import Document
+from canon.registry.claims import TAKEOVER_REASONS
 from canon.registry.graph import has_dbt_tables
 from canon.registry.temporal import intervals_overlap, overlapping_pairs
 
@@ -64,3 +65,12 @@ def dangling_edges(con: duckdb.DuckDBPyConnection) -> list[dict]:
            ORDER BY 1, 2"""
     ).fetchall()
     return [{"parent": p, "child": c} for p, c in rows]
+
+
+def identity_takeovers(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Open quarantine entries that tried to take a doc_id or object another file or source owns,
+    or to clone an id (canon.registry.claims): each is a takeover attempt, not merely bad input."""
+    rows = con.execute(
+        "SELECT source_uri, doc_id, reasons FROM quarantine WHERE released_at IS NULL ORDER BY source_uri").fetchall()
+    return [{"source_uri": uri, "doc_id": doc_id, "reasons": list(reasons)} for uri, doc_id, reasons in rows
+            if any(r.startswith(TAKEOVER_REASONS) for r in reasons)]

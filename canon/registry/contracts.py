@@ -13,6 +13,7 @@ version takes effect only once consumers have accepted it (`accepted_major`).
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,27 @@ class Contract(_Strict):
     processing: ProcessingSpec
     retention: RetentionSpec
     accepted_major: int = Field(ge=0)
+    # Globs (fnmatch, case-sensitive) of the object ids this source may publish approved revisions
+    # for, and no other source may. Absent: any object no other source owns (docs/contracts.md,
+    # "Source contracts"; enforced by canon.registry.claims).
+    owns_objects: tuple[str, ...] | None = None
+
+    @field_validator("owns_objects")
+    @classmethod
+    def _valid_globs(cls, v: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if v is not None:
+            bad = [g for g in v if not isinstance(g, str) or not g.strip() or g != g.strip()]
+            if bad:
+                raise ValueError(f"an empty or padded glob: {bad[0]!r}")
+        return v
+
+    def owns(self, object_id: str) -> bool:
+        """This contract declares `object_id` its own (False when it declares nothing)."""
+        return self.owns_objects is not None and any(fnmatch.fnmatchcase(object_id, g) for g in self.owns_objects)
+
+    def may_publish(self, object_id: str) -> bool:
+        """An approved revision of `object_id` is within what this source declared."""
+        return self.owns_objects is None or self.owns(object_id)
 
     @field_validator("version", mode="before")
     @classmethod

@@ -43,7 +43,7 @@ from canon.registry.gate import Checked, GateResult, check_record, decide, requi
 from canon.sources.corpus.reader import DEFAULT_MAX_BYTES, corpus_files, read_file
 from canon.sources.corpus.records import ReadFailure
 
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"   # 2: ids and roles restricted to one character set (canon.registry.identity)
 RACY_SECONDS = 2.0
 
 
@@ -86,8 +86,9 @@ def _fingerprint(st: os.stat_result) -> tuple[int, int, int, int]:
 
 
 def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, today: dt.date,
-         max_bytes: int = DEFAULT_MAX_BYTES) -> CorpusScan:
-    """Gate a corpus folder, opening only the files that changed (see the module doc)."""
+         max_bytes: int = DEFAULT_MAX_BYTES, owners: dict[str, str] | None = None) -> CorpusScan:
+    """Gate a corpus folder, opening only the files that changed (see the module doc).
+    `owners`: doc_id -> registered source_uri, for the duplicate rule (canon.registry.gate.decide)."""
     require_accepted(contract)
     ensure_schema(con)
     root = Path(root).resolve()
@@ -154,7 +155,7 @@ def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, toda
                 ordered.append(((rel, line), Checked(uri, None, None, [], doc_id, chash, ident,
                                                      source_revision=rev, cached=True)))
     ordered.sort(key=lambda pair: pair[0])  # stable: a .json list keeps its order
-    decided = decide((item for _, item in ordered), contract)
+    decided = decide((item for _, item in ordered), contract, owners=owners)
     skip = set(clashing)
     unchanged = [doc_id for rel, ids in trusted.items() if rel not in skip for doc_id in ids]
     out.result = GateResult(decided.documents, decided.quarantine, decided.contract, decided.collapsed,
@@ -176,11 +177,12 @@ def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, toda
     return out
 
 
-def record(con: duckdb.DuckDBPyConnection, scanned: CorpusScan) -> None:
+def record(con: duckdb.DuckDBPyConnection, scanned: CorpusScan, *, refused: set[str] = frozenset()) -> None:
     """After the registry stored `scanned.result`: remember the files read this time, forget
-    files that left the corpus and entries judged under another gate key."""
+    files that left the corpus and entries judged under another gate key. `refused`: source_uris
+    quarantined after the gate (canon.registry.claims); a file holding one is judged afresh next run."""
     now = utcnow()
-    rows = [(*r[:8], now, *r[9:]) for r in scanned._rows]
+    rows = [(*r[:8], now, *r[9:]) for r in scanned._rows if not refused.intersection(r[9])]
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute("DELETE FROM corpus_files WHERE source_system = ? AND (gate_key <> ? OR path NOT IN "

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from canon.core.errors import CanonInputError
 from canon.core.ids import content_hash as hash_text
 from canon.models.documents import CONTRACT_KEYS, Document
+from canon.registry import identity as ids
 from canon.registry import pii
 from canon.registry.contracts import Contract
 from canon.sources.corpus.records import CorpusRead, RawRecord, ReadFailure
@@ -177,6 +178,20 @@ def _check(rec: RawRecord, c: Contract, today: dt.date) -> Checked:
             reasons.append(f"missing required field '{name}'")
             flagged.add(name)
 
+    # Ids and roles: one character set, NFKC-normal (canon.registry.identity).
+    for name in ("doc_id", "object_id", "supersedes"):
+        if name in flagged or f.get(name) is None:
+            continue
+        problem = ids.id_problem(f.get(name), name)
+        if problem is not None:
+            reasons.append(problem)
+            flagged.add(name)
+    if "allowed_roles" not in flagged and f.get("allowed_roles") is not None:
+        role_reasons = ids.role_problems(f.get("allowed_roles"))
+        if role_reasons:
+            reasons.extend(role_reasons)
+            flagged.add("allowed_roles")
+
     for name, allowed in c.schema_.enums.items():
         v = f.get(name)
         if name in flagged or _is_missing(v):
@@ -293,6 +308,8 @@ def _check(rec: RawRecord, c: Contract, today: dt.date) -> Checked:
         doc = None
 
     doc_id = f.get("doc_id") if isinstance(f.get("doc_id"), str) and f.get("doc_id").strip() else None
+    if doc_id is not None and ids.id_problem(doc_id, "doc_id") is not None:
+        doc_id = None  # not an id: never a key of any table (the reason shows it escaped)
     if doc is not None:
         chash = doc.content_hash
         identity = json.dumps(doc.model_dump(mode="json", exclude={"source_uri", "source_revision"}), sort_keys=True)
@@ -332,10 +349,16 @@ def require_accepted(contract: Contract) -> None:
         )
 
 
-def decide(items: Iterable[Checked | ReadFailure], contract: Contract, *, now: dt.datetime | None = None) -> GateResult:
-    """The checks across records, over every record in input order: for a doc_id seen more
-    than once the first copy decides; later copies with different content are quarantined,
-    identical ones collapse silently."""
+def decide(items: Iterable[Checked | ReadFailure], contract: Contract, *, now: dt.datetime | None = None,
+           owners: dict[str, str] | None = None) -> GateResult:
+    """The checks across records, over every record in input order.
+
+    Without `owners` (a gate over records alone) the first copy of a doc_id decides; later
+    copies with different content are quarantined, identical ones collapse silently.
+    With `owners` (doc_id -> the source_uri the registry holds it live from; the registry
+    build, canon.registry.build) a doc_id belongs to its registered file, whatever the sort
+    order: a claim with other content from another file is quarantined naming the owner,
+    and when no claimant is the registered owner, none is admitted."""
     require_accepted(contract)
     stamp = now or dt.datetime.now(dt.timezone.utc)
     label = contract.label
@@ -343,6 +366,8 @@ def decide(items: Iterable[Checked | ReadFailure], contract: Contract, *, now: d
     unchanged: list[str] = []
     quarantine: list[QuarantineEntry] = []
     collapsed: list[str] = []
+    items = list(items)
+    winner = _winners(items, owners) if owners is not None else {}
     first_seen: dict[str, tuple[str, str]] = {}   # doc_id -> (source_uri, identity)
 
     for out in items:
@@ -350,7 +375,17 @@ def decide(items: Iterable[Checked | ReadFailure], contract: Contract, *, now: d
             quarantine.append(QuarantineEntry(out.source_uri, None, [out.reason], out.raw_sha256,
                                               stamp, label, contract.source.system))
             continue
-        if out.doc_id is not None:
+        if out.doc_id is not None and out.doc_id in winner:
+            verdict = winner[out.doc_id]
+            if verdict.identity is None or verdict.identity != out.identity:
+                out.reasons.append(verdict.reason_for(out))
+                out.document = None
+            elif out.doc_id in first_seen:
+                collapsed.append(out.source_uri)
+                continue
+            else:
+                first_seen[out.doc_id] = (out.source_uri, out.identity)
+        elif out.doc_id is not None:
             if out.doc_id in first_seen:
                 first_uri, first_identity = first_seen[out.doc_id]
                 if first_identity == out.identity:
@@ -370,3 +405,43 @@ def decide(items: Iterable[Checked | ReadFailure], contract: Contract, *, now: d
             quarantine.append(QuarantineEntry(out.source_uri, out.doc_id, out.reasons, out.content_hash,
                                               stamp, label, out.source_system or contract.source.system))
     return GateResult(documents, quarantine, contract, collapsed, unchanged)
+
+
+DUPLICATE_DOC_ID = "duplicate doc_id"   # how every doc_id collision reason begins (canon.registry.checks)
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """Who keeps a doc_id that files claim with different content: the registered owner's
+    content (`identity`), or nobody (`identity` None)."""
+
+    doc_id: str
+    identity: str | None
+    owner: str | None
+    claimants: tuple[str, ...]
+
+    def reason_for(self, out: Checked) -> str:
+        if self.owner is not None:
+            return (f"{DUPLICATE_DOC_ID} {self.doc_id!r} with different content: it belongs to "
+                    f"{self.owner}, which registered it first")
+        others = ", ".join(u for u in self.claimants if u != out.source_uri)
+        return (f"{DUPLICATE_DOC_ID} {self.doc_id!r} with different content also claimed by {others}: "
+                f"no file is admitted for it until one claim is removed")
+
+
+def _winners(items: list[Checked | ReadFailure], owners: dict[str, str]) -> dict[str, _Verdict]:
+    """The doc_ids claimed with more than one content, and who keeps each (see `decide`)."""
+    claims: dict[str, list[Checked]] = {}
+    for out in items:
+        if isinstance(out, Checked) and out.doc_id is not None:
+            claims.setdefault(out.doc_id, []).append(out)
+    verdicts = {}
+    for doc_id, group in claims.items():
+        if len({c.identity for c in group}) < 2:
+            continue
+        owner = owners.get(doc_id)
+        owned = [c for c in group if c.source_uri == owner]
+        uris = tuple(dict.fromkeys(c.source_uri for c in group))
+        verdicts[doc_id] = _Verdict(doc_id, owned[0].identity if owned else None,
+                                    owner if owned else None, uris)
+    return verdicts
