@@ -30,7 +30,7 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links
 from canon.ask.resolve import DENY_TEXT, claims_of, resolve_object
 from canon.ask.understanding.match import ObjectMatch, normalize, object_catalog
-from canon.ask.understanding.parse import ParsedQuestion, parse_question
+from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
 from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
 from canon.registry.graph import has_dbt_tables, upstream
@@ -188,6 +188,7 @@ class Timings:
 
 def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
         timings: Timings | None = None) -> Response:
+    check_question(question)  # bounded before authorization, parsing or retrieval
     timings = timings or Timings()
     t = time.perf_counter()
     view = ctx.view(role)

@@ -54,8 +54,10 @@ def _object_command(args: argparse.Namespace, fn_name: str) -> int:
 def _ask_command(args: argparse.Namespace) -> int:
     from canon.ask.context import ask_context
     from canon.ask.pipeline import ask
+    from canon.ask.understanding.parse import check_question
     from canon.registry.workspace import Workspace
 
+    check_question(args.question)  # before the workspace is opened
     day = parse_as_of(args.as_of)
     ws = Workspace.open()
     try:

@@ -237,11 +237,19 @@ def scan(text: str) -> list[Finding]:
 
 
 def _resolve_overlaps(found: list[Finding]) -> list[Finding]:
-    """Keep the strongest, then longest, finding of any overlapping group."""
+    """Keep the strongest, then longest, finding of any overlapping group.
+
+    The characters already taken are marked in a bytearray, so each finding costs
+    the length of its span, not the number kept so far: one pattern's matches never
+    overlap each other, so the work stays linear in the text even when a large
+    adversarial text yields tens of thousands of findings."""
     found.sort(key=lambda f: (-_PRIORITY[f.kind], -(f.span[1] - f.span[0]), f.span))
+    taken = bytearray(max((f.span[1] for f in found), default=0))
     kept: list[Finding] = []
     for f in found:
-        if all(f.span[1] <= k.span[0] or f.span[0] >= k.span[1] for k in kept):
+        start, end = f.span
+        if taken.find(1, start, end) == -1:
+            taken[start:end] = b"\x01" * (end - start)
             kept.append(f)
     return sorted(kept, key=lambda f: f.span)
 

@@ -64,10 +64,14 @@ class BigramIndex:
         self.postings = {key: np.asarray(ids, dtype=np.int32) for key, ids in postings.items()}
         self._need: dict[float, np.ndarray] = {}
 
-    def _required(self, cutoff: float, longest: int) -> np.ndarray:
+    def _required(self, cutoff: float) -> np.ndarray:
+        """required_shared_bigrams(n, cutoff) for every n up to the longest string. The
+        needle is the shorter of query and string, so n never exceeds a string's length:
+        the table does not grow with the query (computing it up to the query's length
+        costs O(len(query)^2))."""
         table = self._need.get(cutoff)
-        if table is None or len(table) <= longest:
-            size = max(longest, int(self.lengths.max(initial=0))) + 1
+        if table is None:
+            size = int(self.lengths.max(initial=0)) + 1
             table = self._need[cutoff] = np.array([required_shared_bigrams(n, cutoff) for n in range(size)])
         return table
 
@@ -84,7 +88,7 @@ class BigramIndex:
         (a superset of the true ones)."""
         if not self.strings or not query:
             return np.empty(0, dtype=np.int64)
-        need = self._required(cutoff, len(query))[np.minimum(self.lengths, len(query))]
+        need = self._required(cutoff)[np.minimum(self.lengths, len(query))]
         return np.nonzero(self.shared(query) >= need)[0]
 
     def partial_ratio_extract(self, query: str, cutoff: float) -> list[tuple[int, float]]:

@@ -9,6 +9,20 @@ from dataclasses import dataclass, field
 
 from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_objects, normalize
 from canon.core.dates import find_date, find_month
+from canon.core.errors import CanonInputError
+
+# The longest question understood (docs/contracts.md, "canon ask"). A question is a
+# sentence or a short paragraph; the bound keeps a pasted document from costing a
+# warm process seconds of fuzzy matching per request.
+MAX_QUESTION_CHARS = 2_000
+
+
+def check_question(question: str) -> None:
+    """CanonInputError (CLI exit 2) for a question over MAX_QUESTION_CHARS, before any work."""
+    if len(question) > MAX_QUESTION_CHARS:
+        raise CanonInputError(
+            "question", f"is {len(question)} characters, over the limit of {MAX_QUESTION_CHARS}; "
+            "ask about one thing in a sentence or two")
 
 INTENT_WORDS = {
     "lineage": ("source", "sources", "lineage", "upstream", "downstream", "feeds", "feed", "comes from",
@@ -55,13 +69,16 @@ def detect_intents(question: str) -> set[str]:
 # ---------------------------------------------------------------- named-source extraction
 
 # A named, possibly contradicting source: "the old wiki says", "according to a runbook".
+# The two whitespace runs are possessive (`\s*+`): what follows each starts with a letter,
+# so giving whitespace back never makes a match, and trying every split of a long run
+# between them was quadratic in its length (a question of 2,000 spaces took a second).
 SOURCE_NOUNS = {
     "wiki": ("wiki",), "page": ("wiki",), "confluence": ("wiki",), "runbook": ("runbook",),
     "playbook": ("runbook",), "note": ("untrusted_note", "note"), "notes": ("untrusted_note", "note"),
     "memo": ("restricted_memo", "memo"), "draft": (), "proposal": (), "doc": (), "document": (),
 }
 _SOURCE = re.compile(
-    r"\b(?:the|a|an|our|this|that|some)?\s*(?P<mod>old|older|legacy|previous|outdated|former|archived|new|latest|draft)?\s*"
+    r"\b(?:the|a|an|our|this|that|some)?\s*+(?P<mod>old|older|legacy|previous|outdated|former|archived|new|latest|draft)?\s*+"
     r"(?P<noun>wiki(?:\s+page)?|page|confluence|runbook|playbook|notes?|memo|draft|proposal|doc|document)\b"
     r"(?P<tail>[^.?!]{0,40}?\b(?:says?|said|states?|claims?|mentions?|suggests?|lists?|defines?|shows?|reads?)\b)?",
     re.I,
@@ -89,6 +106,7 @@ def extract_named_sources(question: str) -> list[NamedSource]:
 
 
 def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.date | None = None) -> ParsedQuestion:
+    check_question(question)
     day = as_of or find_date(question)
     period = None if day else find_month(question)
     return ParsedQuestion(

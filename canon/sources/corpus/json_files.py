@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from canon.sources.corpus.limits import check_json
 from canon.sources.corpus.records import (
     BadRecord,
     Item,
@@ -32,7 +33,8 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _json_loads(text: str, *, line: int | None = None) -> Any:
     """json.loads with the line and column in the reason, duplicate keys refused.
-    `line`: the .jsonl line the text came from."""
+    `line`: the .jsonl line the text came from. Nesting is bounded first (canon.sources.corpus.limits)."""
+    check_json(text, what="JSON" if line is None else f"JSON at line {line}")
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:

@@ -8,6 +8,7 @@ from typing import Any, Iterator
 
 import yaml
 
+from canon.sources.corpus.limits import check_yaml
 from canon.sources.corpus.records import (
     BadRecord,
     Item,
@@ -67,6 +68,7 @@ _PureFrontMatterLoader.add_constructor("tag:yaml.org,2002:map", _construct_mappi
 
 
 def _load_front_matter(text: str) -> Any:
+    check_yaml(text, _FrontMatterLoader, _PureFrontMatterLoader)  # depth and aliases bounded before anything is built
     try:
         return yaml.load(text, Loader=_FrontMatterLoader)  # noqa: S506 (safe subclass)
     except yaml.YAMLError:
