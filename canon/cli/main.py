@@ -1,5 +1,9 @@
 """The `canon` command line. Exit codes: 0 success, 1 a run or check failed,
-2 bad configuration or input (the message names the file and the reason)."""
+2 bad configuration or input (the message names the file and the reason).
+
+An empty question, an unknown role and a date that does not exist are input
+errors (canon/ask/inputs.py, canon/core/dates.py); a live policy that cannot
+be read is not: every query then answers `deny` / `policy_unavailable`."""
 
 from __future__ import annotations
 
@@ -35,12 +39,14 @@ def _print_response(resp: Response, as_json: bool) -> None:
 
 def _object_command(args: argparse.Namespace, fn_name: str) -> int:
     from canon.ask import resolve as resolve_mod
+    from canon.ask.inputs import require_known_role
     from canon.registry.workspace import Workspace
 
     ws = Workspace.open(read_only=True)
     try:
         docs, policy = ws.documents(), ws.policy()
         day = parse_as_of(args.as_of)
+        require_known_role(args.role, docs, policy)
         if fn_name == "lineage":
             resp = resolve_mod.lineage(ws.con, docs, args.object_id, day, args.role, policy)
         else:
@@ -53,15 +59,18 @@ def _object_command(args: argparse.Namespace, fn_name: str) -> int:
 
 def _ask_command(args: argparse.Namespace) -> int:
     from canon.ask.context import ask_context
+    from canon.ask.inputs import require_known_role, require_question
     from canon.ask.pipeline import ask
     from canon.ask.understanding.parse import check_question
     from canon.registry.workspace import Workspace
 
     check_question(args.question)  # before the workspace is opened
     day = parse_as_of(args.as_of)
+    require_question(args.question)
     ws = Workspace.open()
     try:
         docs, policy = ws.documents(), ws.policy()
+        require_known_role(args.role, docs, policy)
         ctx = ask_context(ws.con, ws.paths.lancedb_dir, docs, policy, metric_values=ws.metric_engine())
         resp = ask(ctx, args.question, args.role, day)
     finally:
