@@ -25,6 +25,7 @@ from canon.index import config as index_config
 from canon.index import publish as index
 from canon.index.build import build_index
 from canon.ops import checks as ops_checks
+from canon.ops import policy_check
 from canon.registry import store as registry
 from canon.registry.contracts import load_contracts
 from canon.registry.policy import load_policy
@@ -133,9 +134,12 @@ def index_revision_fresh(canon_db: DuckDBResource, paths: CanonPathsResource) ->
                             f"(${REVOCATION_SLA_ENV}, default 300 s) from the revision's first sighting.")
 def revocation_lag(context: dg.AssetCheckExecutionContext, canon_db: DuckDBResource,
                    paths: CanonPathsResource) -> dg.AssetCheckResult:
-    policy = load_policy(paths.policy_file)
     tags = context.run.tags
     with _connection(canon_db) as con:
+        # A policy queries cannot read fails this check (and alerts): every query is denied meanwhile.
+        policy, readable = policy_check.policy_available(con, paths.policy_file)
+        if not readable.passed:
+            return _result(readable)
         if tags.get(POLICY_REVISION_TAG) and tags.get(POLICY_FIRST_SEEN_TAG):
             # The policy sensor saw the revision first; its sighting starts the lag.
             seen = dt.datetime.fromisoformat(tags[POLICY_FIRST_SEEN_TAG].replace("Z", "+00:00"))

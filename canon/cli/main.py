@@ -34,6 +34,13 @@ def _print_response(resp: Response, as_json: bool) -> None:
             print(f"    {e['parent']} -> {e['child']}")
 
 
+def _warn_unavailable(policy) -> None:
+    """The deny carries no detail; the person at the terminal gets the file and the reason."""
+    if not policy.available:
+        print(f"canon: warning: the live policy is unavailable, every query is denied: "
+              f"{policy.unavailable_reason}", file=sys.stderr)
+
+
 # Each command imports what it runs inside its handler: `canon resolve` must not pay for
 # the index stack (LanceDB, the embedder) that `ask` and `eval` load.
 
@@ -47,6 +54,7 @@ def _object_command(args: argparse.Namespace, fn_name: str) -> int:
         docs, policy = ws.documents(), ws.policy()
         day = parse_as_of(args.as_of)
         require_known_role(args.role, docs, policy)
+        _warn_unavailable(policy)
         if fn_name == "lineage":
             resp = resolve_mod.lineage(ws.con, docs, args.object_id, day, args.role, policy)
         else:
@@ -65,12 +73,13 @@ def _ask_command(args: argparse.Namespace) -> int:
     from canon.registry.workspace import Workspace
 
     check_question(args.question)  # before the workspace is opened
-    day = parse_as_of(args.as_of)
     require_question(args.question)
+    day = parse_as_of(args.as_of)
     ws = Workspace.open()
     try:
         docs, policy = ws.documents(), ws.policy()
         require_known_role(args.role, docs, policy)
+        _warn_unavailable(policy)
         ctx = ask_context(ws.con, ws.paths.lancedb_dir, docs, policy, metric_values=ws.metric_engine())
         resp = ask(ctx, args.question, args.role, day)
     finally:
