@@ -440,3 +440,38 @@ def test_warm_state_is_kept_and_rebuilt_only_when_the_index_or_registry_changes(
         con.close()
     with state.session() as s:
         assert s.ctx is not ctx and state.rebuilds == 2 and s.ctx.retriever.revision_id != rev
+
+
+def test_a_broken_tokens_file_is_an_input_error_naming_it(demo, tmp_path):
+    home, _ = demo
+    bad = tmp_path / "tokens.yml"
+    bad.write_text("tokens:\n  - sha256: not-a-hash\n    principal: alice\n    role: analyst\n")
+    out = subprocess.run(_serve("http", "--port", str(_free_port()), "--tokens", str(bad)), env=_env(home),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "tokens.yml" in out.stderr and "sha256" in out.stderr
+    assert "not-a-hash" not in out.stderr and "Traceback" not in out.stderr
+    out = subprocess.run(_serve("http", "--port", str(_free_port()), "--tokens", str(tmp_path / "none.yml")),
+                         env=_env(home), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "none.yml" in out.stderr and "not found" in out.stderr
+
+
+def test_an_answer_log_from_before_the_server_gains_principal_and_transport(tmp_path):
+    from canon.ask import answer_log
+    from canon.models.responses import Response
+
+    con = registry.connect(tmp_path / "canon.duckdb")
+    try:
+        con.execute("DROP TABLE IF EXISTS answer_log")
+        con.execute("CREATE TABLE answer_log (answer_id VARCHAR PRIMARY KEY, asked_at TIMESTAMP NOT NULL, "
+                    "role VARCHAR NOT NULL, question_sha256 VARCHAR NOT NULL, as_of DATE, index_revision VARCHAR "
+                    "NOT NULL, policy_revision VARCHAR NOT NULL, resolver_version VARCHAR NOT NULL, action VARCHAR "
+                    "NOT NULL, cited_json VARCHAR NOT NULL)")
+        con.execute("INSERT INTO answer_log VALUES ('old', now(), 'analyst', 'h', NULL, '', 'none', 'canon-ask-1', "
+                    "'deny', '[]')")
+        answer_log.record(con, Response(action="deny", role="analyst", answer_id="cli"))
+        answer_log.record(con, Response(action="deny", role="analyst", answer_id="srv"), principal="alice",
+                          transport="http")
+        rows = con.execute("SELECT answer_id, role, principal, transport FROM answer_log ORDER BY answer_id").fetchall()
+    finally:
+        con.close()
+    assert rows == [("cli", "analyst", None, None), ("old", "analyst", None, None), ("srv", "analyst", "alice", "http")]
