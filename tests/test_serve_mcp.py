@@ -329,6 +329,12 @@ def test_http_tokens_principals_401_and_the_body_bound(demo, tmp_path):
                 assert not err and r["action"] != "deny" and r["role"] == "finance_controller"
             return alice_answer
         alice_answer = anyio.run(main)
+        # Removing a token from the file revokes it on its next request; the others keep working.
+        _write_tokens(tokens, [("tok-bob", "bob", "analyst")])
+        status, body = _raw_post(url, init, "tok-alice")
+        assert status == 401 and b"unknown token" in body
+        status, _ = _raw_post(url, init, "tok-bob")
+        assert status == 200
     con = registry.connect(home / "canon.duckdb", read_only=True)
     try:
         row = con.execute("SELECT role, principal, transport FROM answer_log WHERE answer_id = ?",
