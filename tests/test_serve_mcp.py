@@ -481,3 +481,20 @@ def test_an_answer_log_from_before_the_server_gains_principal_and_transport(tmp_
     finally:
         con.close()
     assert rows == [("cli", "analyst", None, None), ("old", "analyst", None, None), ("srv", "analyst", "alice", "http")]
+
+
+def test_lineage_graph_is_cut_to_depth_and_limit_nearest_first():
+    from canon.serve.tools import _bounded_graph
+
+    # start <- m1 <- m2 <- s1, and m1 <- s2: a graph as `canon lineage` returns it.
+    nodes = [{"id": i, "resource_type": "source" if i.startswith("s") else "model"} for i in
+             ("start", "m1", "m2", "s1", "s2")]
+    edges = [{"parent": p, "child": c} for p, c in (("m1", "start"), ("m2", "m1"), ("s1", "m2"), ("s2", "m1"))]
+    graph = {"nodes": nodes, "edges": edges}
+    full = _bounded_graph(graph, "start", 50, 200)
+    assert [n["id"] for n in full["nodes"]] == ["start", "m1", "m2", "s1", "s2"] and not full["truncated"]
+    two = _bounded_graph(graph, "start", 2, 200)
+    assert {n["id"] for n in two["nodes"]} == {"start", "m1", "m2", "s2"} and two["truncated"]
+    assert {(e["parent"], e["child"]) for e in two["edges"]} == {("m1", "start"), ("m2", "m1"), ("s2", "m1")}
+    small = _bounded_graph(graph, "start", 50, 2)
+    assert {n["id"] for n in small["nodes"]} == {"start", "m1"} and small["edges"] == [edges[0]] and small["truncated"]

@@ -153,7 +153,7 @@ def _bounded_graph(graph: dict, start: str | None, depth: int, limit: int) -> di
     order: list[str] = []
     seen: set[str] = set()
     frontier = [start] if start and any(n["id"] == start for n in graph["nodes"]) else []
-    for hop in range(depth + 1):
+    for _ in range(depth + 1):
         nxt = []
         for nid in frontier:
             if nid in seen or len(order) >= limit:
@@ -180,11 +180,13 @@ def search_objects(s: Session, p: Principal, query: str, kind: str | None, limit
         raise CanonInputError("query", "is empty")
     view = s.ctx.view(p.role)
     docs = view.by_kind.get(kind, []) if kind else view.shown
+    titles: dict[str, set[str]] = {}
+    for d in docs:
+        titles.setdefault(d.object_id, set()).add(normalize(d.title))
     scored = []
     for obj in _objects(docs):
-        names = [normalize(obj["object_id"].replace(".", " ").replace("_", " "))] + [
-            normalize(d.title) for d in docs if d.object_id == obj["object_id"]]
-        score = max(fuzz.WRatio(q, n) for n in names if n) if any(names) else 0.0
+        names = {normalize(obj["object_id"].replace(".", " ").replace("_", " "))} | titles[obj["object_id"]]
+        score = max((fuzz.WRatio(q, n) for n in names if n), default=0.0)
         if score >= SEARCH_MIN_SCORE:
             scored.append({**obj, "score": round(score, 1)})
     scored.sort(key=lambda o: (-o["score"], o["object_id"]))
