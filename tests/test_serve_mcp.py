@@ -335,6 +335,10 @@ def test_http_tokens_principals_401_and_the_body_bound(demo, tmp_path):
         assert status == 401 and b"unknown token" in body
         status, _ = _raw_post(url, init, "tok-bob")
         assert status == 200
+    # The server's log: no token, and nothing of the memo the analysts were denied.
+    log = proc.stderr.read().decode()
+    assert "listening on" in log and not any(t in log for t in ("tok-alice", "tok-bob", "tok-mallory"))
+    assert "rebate" not in log.lower() and "memo." not in log
     con = registry.connect(home / "canon.duckdb", read_only=True)
     try:
         row = con.execute("SELECT role, principal, transport FROM answer_log WHERE answer_id = ?",
