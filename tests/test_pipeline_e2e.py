@@ -103,3 +103,39 @@ def test_openlineage_events_for_every_canon_asset_run(home):
     for job, kinds in by_job.items():
         assert kinds[0] == "START" and kinds[-1] in ("COMPLETE", "FAIL"), job
     assert all(e["schemaURL"] and e["producer"] for e in events)
+
+
+def test_context_server_answers_the_readme_questions_on_the_demo(home):
+    """`canon serve mcp` over the workspace `make run` builds, through the real MCP client."""
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    h, _ = home
+    env = {**{k: v for k, v in os.environ.items() if k != "CANON_POLICY"}, "CANON_HOME": str(h)}
+    params = StdioServerParameters(command=CANON, args=["serve", "mcp", "--role", "analyst"], env=env)
+
+    async def main():
+        async with Client(params, read_timeout_seconds=300) as c:
+            async def call(tool, args):
+                r = await c.call_tool(tool, args)
+                assert not r.is_error, r.content
+                return r.structured_content
+            r = await call("ask", {"question": "Which revenue definition applies for reporting date 2026-08-31, "
+                                               "and which source/model/version supports it?"})
+            assert [e["doc_id"] for e in r["evidence"]] == ["metric.net_revenue.v2", "model.fct_revenue.v2",
+                                                            "lineage.net_revenue.v2"]
+            assert all(s in r["answer"] for s in SOURCES)
+            r = await call("ask", {"question": "What was net revenue for August 2026?"})
+            assert r["action"] == "calculate" and "26,716.31" in r["answer"]
+            r = await call("ask", {"question": "What does the finance-only Q4 rebate reserve memo say?"})
+            assert r["action"] == "deny" and r["evidence"] == []
+            r = await call("lineage", {"object_id": "metric.finance.net_revenue", "as_of": "2026-08-31"})
+            full = r["lineage"]
+            assert {n["relation_name"] for n in full["nodes"] if n["resource_type"] == "source"} == SOURCES
+            assert full["truncated"] is False
+            r = await call("lineage", {"object_id": "metric.finance.net_revenue", "as_of": "2026-08-31", "depth": 1})
+            assert r["lineage"]["truncated"] and len(r["lineage"]["nodes"]) < len(full["nodes"])
+            r = await call("list_metrics", {})
+            assert "metric.finance.net_revenue" in [m["object_id"] for m in r["items"]]
+    anyio.run(main)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from canon.cli.lifecycle import register as register_lifecycle
+from canon.cli.serve import register as register_serve
 from canon.core.dates import parse_as_of
 from canon.core.errors import CanonInputError, CanonRunError
 from canon.models.responses import Response
@@ -138,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="hashing is the deterministic test embedder (fast, meaningless vectors)")
     sp.set_defaults(handler=_eval_command)
     register_lifecycle(sub)
+    register_serve(sub)
     return p
 
 

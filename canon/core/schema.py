@@ -218,9 +218,14 @@ CREATE TABLE IF NOT EXISTS answer_log (
     policy_revision VARCHAR NOT NULL,
     resolver_version VARCHAR NOT NULL,
     action VARCHAR NOT NULL,
-    cited_json VARCHAR NOT NULL
+    cited_json VARCHAR NOT NULL,
+    principal VARCHAR,
+    transport VARCHAR
 )
 """
+# Added after the first release (the context server, canon/serve/): a registry
+# whose answer_log predates them gains them, nullable, so old rows stay as they were.
+ANSWER_LOG_ADDED_COLUMNS = ("principal VARCHAR", "transport VARCHAR")
 
 
 POLICY_REVISIONS_DDL = """
@@ -319,6 +324,8 @@ def ensure_row_memo(con: duckdb.DuckDBPyConnection) -> None:
 
 def ensure_answer_log(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(ANSWER_LOG_DDL)
+    for column in ANSWER_LOG_ADDED_COLUMNS:
+        con.execute(f"ALTER TABLE answer_log ADD COLUMN IF NOT EXISTS {column}")
 
 
 def ensure_policy_revisions(con: duckdb.DuckDBPyConnection) -> None:
