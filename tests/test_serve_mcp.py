@@ -84,8 +84,9 @@ def hard(tmp_path_factory):
 
 
 def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "CANON_POLICY"}
-    return {**env, "CANON_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    # The configuration names the corpus (and with it policy.yml); the registry's record of it does not count.
+    env = {k: v for k, v in os.environ.items() if k not in ("CANON_POLICY", "CANON_CORPUS")}
+    return {**env, "CANON_HOME": str(home), "CANON_CORPUS": str(home / "corpus"), "PYTHONPATH": str(ROOT)}
 
 
 def _serve(*args: str) -> list[str]:
@@ -425,10 +426,12 @@ def test_no_restricted_document_leaks_through_any_tool(workspace, request):
 # ---------------------------------------------------------------- warm state
 
 
-def test_warm_state_is_kept_and_rebuilt_only_when_the_index_or_registry_changes(tmp_path):
+def test_warm_state_is_kept_and_rebuilt_only_when_the_index_or_registry_changes(tmp_path, monkeypatch):
     from canon.serve.state import ServedState
 
     home = tmp_path / "home"
+    monkeypatch.delenv("CANON_POLICY", raising=False)
+    monkeypatch.setenv("CANON_CORPUS", str(home / "corpus"))   # the configured corpus holds policy.yml
     _build(home, ROOT / "tests/fixtures/dossier/corpus.jsonl", ROOT / "knowledge/policy.yml")
     state = ServedState(home)
     with state.session() as s:
