@@ -1,13 +1,26 @@
 """The answer log: one row per answer, ids and versions only (never the
-prompt or any evidence text), so audits and impact analysis are queries."""
+prompt or any evidence text), so audits and impact analysis are queries.
 
+Two stores hold the same row (docs/contracts.md, "Answer log"):
+- the `answer_log` table of a DuckDB registry the caller already writes (the
+  evaluation's scratch registry, in-process callers);
+- `AnswerLogFile`, $CANON_HOME/answer_log.sqlite, which `canon ask` writes: a
+  SQLite file in WAL mode, so any number of ask processes append at once
+  without taking canon.duckdb's single write lock (docs/design.md,
+  "Concurrent readers"). `canon impact` and deletion audits read both.
+"""
+
+import datetime as dt
 import hashlib
 import json
+import sqlite3
+import time
 import uuid
+from pathlib import Path
 
 import duckdb
 
-from canon.core import schema
+from canon.core import db, schema
 from canon.core.clock import utcnow
 from canon.models.responses import Response
 
@@ -22,20 +35,105 @@ def new_answer_id() -> str:
     return str(uuid.uuid4())
 
 
-def record(con: duckdb.DuckDBPyConnection, resp: Response) -> None:
-    """Write the row for `resp` (whose answer_id is already set). The table is created on the
-    first insert that finds it missing, rather than running `ensure_schema` before every answer."""
+def _row(resp: Response) -> list:
     cited = [
         {"doc_id": e.doc_id, "content_hash": e.content_hash, "chunk_ids": e.chunk_ids, "use": e.use,
          "claims": sum(1 for c in resp.claims if c.evidence_id == e.doc_id)}
         for e in resp.evidence
     ]
-    row = [resp.answer_id, utcnow(), resp.role,
-           hashlib.sha256(resp.question.strip().lower().encode()).hexdigest(), resp.as_of,
-           resp.index_revision, resp.policy_revision, RESOLVER_VERSION, resp.action, json.dumps(cited)]
+    return [resp.answer_id, utcnow(), resp.role,
+            hashlib.sha256(resp.question.strip().lower().encode()).hexdigest(), resp.as_of,
+            resp.index_revision, resp.policy_revision, RESOLVER_VERSION, resp.action, json.dumps(cited)]
+
+
+# The columns impact analysis reads, in this order, from either store.
+CITING_COLUMNS = ("answer_id, asked_at, role, as_of, action, index_revision, policy_revision, resolver_version, "
+                  "cited_json")
+
+
+def record(con: duckdb.DuckDBPyConnection, resp: Response) -> None:
+    """Write the row for `resp` (whose answer_id is already set). The table is created on the
+    first insert that finds it missing, rather than running `ensure_schema` before every answer."""
+    row = _row(resp)
     insert = "INSERT INTO answer_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     try:
         con.execute(insert, row)
     except duckdb.CatalogException:  # a registry that never logged an answer
         ensure_schema(con)
         con.execute(insert, row)
+
+
+SQLITE_DDL = """
+CREATE TABLE IF NOT EXISTS answer_log (
+    answer_id TEXT PRIMARY KEY,
+    asked_at TEXT NOT NULL,          -- naive UTC, ISO 8601
+    role TEXT NOT NULL,
+    question_sha256 TEXT NOT NULL,
+    as_of TEXT,                      -- ISO date
+    index_revision TEXT NOT NULL,
+    policy_revision TEXT NOT NULL,
+    resolver_version TEXT NOT NULL,
+    action TEXT NOT NULL,
+    cited_json TEXT NOT NULL
+)
+"""
+# SQLite waits this long for another writer's transaction (WAL allows one at a time,
+# each a single short INSERT), and retries setting up the file as long.
+BUSY_SECONDS = 30.0
+
+
+class AnswerLogFile:
+    """The answer log as a SQLite file in WAL mode (see the module docstring)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + BUSY_SECONDS
+        while True:
+            con = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+            try:
+                con.execute("PRAGMA journal_mode=WAL")  # needs a moment alone on a brand-new file
+                con.execute(SQLITE_DDL)
+                return con
+            except sqlite3.OperationalError as exc:
+                con.close()
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)
+
+    def record(self, resp: Response) -> None:
+        row = _row(resp)
+        row[1] = row[1].isoformat()
+        row[4] = row[4].isoformat() if row[4] else None
+        con = self._connect()
+        try:
+            con.execute("INSERT INTO answer_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        finally:
+            con.close()
+
+    def citing(self, doc_id: str) -> list[tuple]:
+        """Rows (CITING_COLUMNS, asked_at a datetime and as_of a date, as DuckDB returns them)
+        whose citations name `doc_id`."""
+        if not self.path.exists():
+            return []
+        con = self._connect()
+        try:
+            rows = con.execute(f"SELECT {CITING_COLUMNS} FROM answer_log WHERE instr(cited_json, ?) > 0",
+                               [json.dumps(doc_id)]).fetchall()
+        finally:
+            con.close()
+        return [(aid, dt.datetime.fromisoformat(asked), role, dt.date.fromisoformat(as_of) if as_of else None,
+                 *rest) for aid, asked, role, as_of, *rest in rows]
+
+
+def citing(con: duckdb.DuckDBPyConnection | None, log_file: AnswerLogFile | None, doc_id: str) -> list[tuple]:
+    """Every answer, in either store, that cited `doc_id`, oldest first (CITING_COLUMNS)."""
+    rows: list[tuple] = []
+    if con is not None and db.has_table(con, "answer_log"):
+        rows += con.execute(f"SELECT {CITING_COLUMNS} FROM answer_log WHERE contains(cited_json, ?)",
+                            [json.dumps(doc_id)]).fetchall()
+    if log_file is not None:
+        rows += log_file.citing(doc_id)
+    return sorted(rows, key=lambda r: (r[1], r[0]))

@@ -96,6 +96,7 @@ class AskContext:
     retriever: Retriever | None = None
     metric_values: Callable | None = None   # canon.sources.dbt.semantic.metric_values.MetricEngine.value
     log_answers: bool = True
+    answer_store: answer_log.AnswerLogFile | None = None   # else the `answer_log` table of `con`
     _catalog: dict | None = None
     # Per-question structures computed once: the catalog, documents by object and
     # the per-(role, policy) visible sets. Assigning a new `docs` list (or growing
@@ -206,7 +207,9 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
     _attach_chunks(ctx, resp)
     _assert_no_leak(resp, shown_ids)
     resp.answer_id = answer_log.new_answer_id()
-    if ctx.log_answers and ctx.con is not None:
+    if ctx.log_answers and ctx.answer_store is not None:
+        ctx.answer_store.record(resp)
+    elif ctx.log_answers and ctx.con is not None:
         answer_log.record(ctx.con, resp)
     timings.mark("compose", t)
     return resp

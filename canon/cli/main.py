@@ -52,6 +52,7 @@ def _object_command(args: argparse.Namespace, fn_name: str) -> int:
 
 
 def _ask_command(args: argparse.Namespace) -> int:
+    from canon.ask.answer_log import AnswerLogFile
     from canon.ask.context import ask_context
     from canon.ask.pipeline import ask
     from canon.ask.understanding.parse import check_question
@@ -59,10 +60,11 @@ def _ask_command(args: argparse.Namespace) -> int:
 
     check_question(args.question)  # before the workspace is opened
     day = parse_as_of(args.as_of)
-    ws = Workspace.open()
+    ws = Workspace.open(read_only=True)  # the answer goes to its own log, not canon.duckdb
     try:
         docs, policy = ws.documents(), ws.policy()
-        ctx = ask_context(ws.con, ws.paths.lancedb_dir, docs, policy, metric_values=ws.metric_engine())
+        ctx = ask_context(ws.con, ws.paths.lancedb_dir, docs, policy, metric_values=ws.metric_engine(),
+                          answer_store=AnswerLogFile(ws.paths.answer_log_file))
         resp = ask(ctx, args.question, args.role, day)
     finally:
         ws.close()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 
+from canon.core import db
 from canon.core.config import CanonPaths
 from canon.core.errors import CanonInputError
 from canon.models.documents import Document
@@ -31,8 +32,8 @@ class Workspace:
             raise CanonInputError(paths.canon_db, "no Canon registry here yet: run `make run` (or the Dagster job) first")
         if not read_only:
             paths.ensure()
-        try:
-            con = registry.connect(paths.canon_db, read_only=read_only)
+        try:  # readers open the writers' snapshot; a lock still in the way is waited for (canon/core/db.py)
+            con = db.open_for_reading(paths.canon_db) if read_only else db.connect_waiting(paths.canon_db)
         except duckdb.IOException as exc:
             raise CanonInputError(paths.canon_db, f"cannot open the registry: {exc}") from None
         return cls(paths, con)
