@@ -174,7 +174,7 @@ def test_a_lock_that_outlasts_the_wait_is_busy_exit_1_not_bad_input(workspace):
     """No snapshot (a workspace from before it existed): readers wait for the live
     file's lock, and report it busy — exit 1 — only after the bound."""
     env, home = dict(workspace["env"]), workspace["home"]
-    db.snapshot_of(home / "canon.duckdb").unlink()
+    db.snapshot_of(home / "canon.duckdb").unlink(missing_ok=True)
     release = workspace["tmp"] / "release"
     writer = subprocess.Popen([sys.executable, "-c", HOLD_WRITE_LOCK, str(home), str(CORPUS),
                                str(ROOT / "contracts" / "knowledge.yml"), str(release)],
