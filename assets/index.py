@@ -21,13 +21,16 @@ import duckdb
 from dagster_duckdb import DuckDBResource
 
 from assets.keys import DEFINITIONS_KEY, INDEX_KEY
+from canon.core.db import opened
+from canon.core.errors import CanonInputError
 from canon.index import config as index_config
 from canon.index import publish as index
 from canon.index.build import build_index
 from canon.ops import checks as ops_checks
+from canon.ops import policy_check
 from canon.registry import store as registry
 from canon.registry.contracts import load_contracts
-from canon.registry.policy import load_policy
+from canon.registry.live_policy import read_live_policy
 from canon.run_lineage import canon_table, index_revision
 from resources.embedder import EmbedderResource
 from resources.lineage_emitter import OpenLineageResource
@@ -52,10 +55,16 @@ _LOCK_WAIT_S = 120.0
 )
 def knowledge_index(context: dg.AssetExecutionContext, canon_db: DuckDBResource, embedder: EmbedderResource,
                     lineage: OpenLineageResource, paths: CanonPathsResource) -> dg.MaterializeResult:
-    policy = load_policy(paths.policy_file)
     emb = embedder.get_embedder()
     with lineage.asset_run(context, inputs=[canon_table("documents")]) as run:
-        with canon_db.get_connection() as con:
+        # opened(): closed on failure too, so a refused build leaves the file free for the next one.
+        with opened(canon_db.get_connection) as con:
+            # The policy queries apply (canon/registry/live_policy.py): a policy that vanished or
+            # broke must never be projected into the index as "no revocations".
+            policy = read_live_policy(con, paths.policy_file)
+            if not policy.available:
+                raise CanonInputError(paths.policy_file, f"policy unavailable, the index is not published: "
+                                                         f"{policy.unavailable_reason}")
             # First sighting of this policy revision (the revocation-lag clock), if no sensor saw it.
             ops_checks.record_policy_revision(con, policy.revision, seen_by="knowledge_index")
             # After a `canon migrate` cut-over the active configuration (table, model, chunking) wins.
@@ -133,9 +142,12 @@ def index_revision_fresh(canon_db: DuckDBResource, paths: CanonPathsResource) ->
                             f"(${REVOCATION_SLA_ENV}, default 300 s) from the revision's first sighting.")
 def revocation_lag(context: dg.AssetCheckExecutionContext, canon_db: DuckDBResource,
                    paths: CanonPathsResource) -> dg.AssetCheckResult:
-    policy = load_policy(paths.policy_file)
     tags = context.run.tags
     with _connection(canon_db) as con:
+        # A policy queries cannot read fails this check (and alerts): every query is denied meanwhile.
+        policy, readable = policy_check.policy_available(con, paths.policy_file)
+        if not readable.passed:
+            return _result(readable)
         if tags.get(POLICY_REVISION_TAG) and tags.get(POLICY_FIRST_SEEN_TAG):
             # The policy sensor saw the revision first; its sighting starts the lag.
             seen = dt.datetime.fromisoformat(tags[POLICY_FIRST_SEEN_TAG].replace("Z", "+00:00"))

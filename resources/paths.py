@@ -14,11 +14,11 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from canon.core.config import PROJECT_ROOT, CanonPaths
+from canon.core.config import DEMO_CORPUS, PROJECT_ROOT, CanonPaths, resolve_policy_path
 
 CONTRACTS_DIR = PROJECT_ROOT / "contracts"
 DEFAULT_HOME = PROJECT_ROOT / "var"
-DEFAULT_CORPUS = PROJECT_ROOT / "knowledge"
+DEFAULT_CORPUS = DEMO_CORPUS
 # resource field -> the environment variable that sets it
 ENV_VARS = {"home": "CANON_HOME", "corpus": "CANON_CORPUS", "policy": "CANON_POLICY"}
 
@@ -38,8 +38,8 @@ class CanonPathsResource(dg.ConfigurableResource):
 
     @property
     def policy_file(self) -> Path:
-        """The live policy: as the CLI reads it, $CANON_POLICY else policy.yml in the corpus."""
-        return Path(self.policy).resolve() if self.policy else self.corpus_dir / "policy.yml"
+        """The live policy: canon.core.config.resolve_policy_path, the rule the CLI uses."""
+        return resolve_policy_path(self.policy, self.corpus)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         # The folders under CANON_HOME exist before any step of a run writes into them.

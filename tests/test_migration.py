@@ -39,6 +39,8 @@ MEMO = "memo.rebate_reserve.q4_2026"
 def _workspace(tmp_path, monkeypatch, embedder):
     monkeypatch.setenv("CANON_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("CANON_POLICY", raising=False)
+    # The live policy is the configured corpus's (canon/core/config.py), never the folder a build recorded.
+    monkeypatch.setenv("CANON_CORPUS", str(DOSSIER))
     paths = CanonPaths.from_env().ensure()
     con = registry.connect(paths.canon_db)
     build_registry(con, corpus=DOSSIER / "corpus.jsonl", corpus_contract=CONTRACT, run_id="run-1")

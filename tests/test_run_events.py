@@ -420,3 +420,56 @@ def test_resource_falls_back_to_environment(receiver: LineageReceiver, monkeypat
     with emitter.run("canon.registry", inputs=[], outputs=[]):
         pass
     assert len(receiver.wait_for(2)) == 2
+
+
+# ------------------------------------------------------------ credentials never in a URL (issue 18, item 11)
+
+
+@pytest.mark.parametrize("url", [
+    "http://lineage.local:5000/?api_key=s3cr3t-q-value",
+    "http://lineage.local:5000/api?token=s3cr3t-q-value&x=1",
+    "https://lineage.local/#access_token=s3cr3t-q-value",
+    "http://:s3cr3t-q-value@lineage.local",
+])
+def test_credentials_anywhere_in_the_url_are_refused_without_echoing_them(
+        monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.setenv("CANON_OPENLINEAGE_TRANSPORT", "http")
+    monkeypatch.setenv("CANON_OPENLINEAGE_URL", url)
+    with pytest.raises(CanonInputError, match=r"\[CANON_OPENLINEAGE_URL\]") as exc:
+        TransportConfig.from_env()
+    assert "s3cr3t-q-value" not in str(exc.value)
+    monkeypatch.setenv("CANON_OPENLINEAGE_URL", "http://lineage.local:5000")
+    monkeypatch.setenv("CANON_OPENLINEAGE_ENDPOINT", "api/v1/lineage?api_key=s3cr3t-q-value")
+    with pytest.raises(CanonInputError, match=r"\[CANON_OPENLINEAGE_ENDPOINT\].*query string") as exc:
+        TransportConfig.from_env()
+    assert "s3cr3t-q-value" not in str(exc.value)
+
+
+def test_a_token_pasted_as_the_key_variable_name_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CANON_OPENLINEAGE_TRANSPORT", "http")
+    monkeypatch.setenv("CANON_OPENLINEAGE_URL", "http://lineage.local:5000")
+    # A token that happens to look like a variable name: valid as a name, but no such variable is set.
+    pasted = "ghp_9f2c7e51d4a8b3aa0c6e"
+    monkeypatch.delenv(pasted, raising=False)
+    monkeypatch.setenv("CANON_OPENLINEAGE_API_KEY_ENV", pasted)
+    with pytest.raises(CanonInputError, match=r"\[CANON_OPENLINEAGE_API_KEY_ENV\].*not set") as exc:
+        TransportConfig.from_env()
+    assert pasted not in str(exc.value)
+    monkeypatch.setenv(TOKEN_ENV, "")  # set but empty sends unauthenticated just the same
+    monkeypatch.setenv("CANON_OPENLINEAGE_API_KEY_ENV", TOKEN_ENV)
+    with pytest.raises(CanonInputError, match="not set"):
+        TransportConfig.from_env()
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    assert TransportConfig.from_env().api_key_env == TOKEN_ENV
+
+
+def test_urls_are_redacted_in_logs(caplog: pytest.LogCaptureFixture) -> None:
+    from canon.run_lineage.transport import redact_url
+
+    assert redact_url("https://user:pw@lineage.local:8443/api/v1/lineage?api_key=s3cr3t#frag") == \
+        "https://lineage.local:8443/api/v1/lineage"
+    emitter = http_emitter(f"http://127.0.0.1:{free_port()}", timeout_s=1, retries=0)
+    assert "?" not in emitter.config.target()
+    # Error text from the HTTP client quotes URLs: what reaches the log keeps scheme, host and path only.
+    text = emitter.redact("ConnectionError: http://u:s3cr3t@127.0.0.1:1/api/v1/lineage?api_key=s3cr3t failed")
+    assert "s3cr3t" not in text and "http://127.0.0.1:1/api/v1/lineage" in text

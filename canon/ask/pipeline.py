@@ -28,7 +28,8 @@ import duckdb
 from rapidfuzz import fuzz
 
 from canon.ask import answer_log, calculate, compose, links
-from canon.ask.resolve import DENY_TEXT, claims_of, resolve_object
+from canon.ask.inputs import require_question
+from canon.ask.resolve import DENY_TEXT, claims_of, policy_unavailable, resolve_object
 from canon.ask.understanding.match import ObjectMatch, normalize, object_catalog
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
 from canon.models.documents import Document, Status
@@ -190,8 +191,18 @@ class Timings:
 def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
         timings: Timings | None = None) -> Response:
     check_question(question)  # bounded before authorization, parsing or retrieval
+    require_question(question)
     timings = timings or Timings()
     t = time.perf_counter()
+    if not ctx.policy.available:
+        # Fail closed before anything is parsed or retrieved: every action becomes this deny.
+        resp = policy_unavailable(role, as_of, ctx.policy, question)
+        resp.index_revision = ctx.retriever.revision_id if ctx.retriever else ""
+        resp.answer_id = answer_log.new_answer_id()
+        if ctx.log_answers and ctx.con is not None:
+            answer_log.record(ctx.con, resp)
+        timings.mark("authorize", t)
+        return resp
     view = ctx.view(role)
     shown_ids = view.shown_ids
     t = timings.mark("authorize", t)

@@ -17,6 +17,15 @@ from canon.registry.policy import Policy, visible, visible_docs
 from canon.registry.temporal import TemporalResult, period_label, resolve_revision
 
 DENY_TEXT = "You are not authorized to see the evidence this question needs. Nothing about it can be shown."
+# The live policy could not be read (canon/registry/live_policy.py): nothing is shown to anyone.
+POLICY_UNAVAILABLE_TEXT = ("The access policy is unavailable (unreadable, invalid or missing), so nothing can be "
+                           "shown until a valid policy is back.")
+
+
+def policy_unavailable(role: str, day: dt.date | None, policy: Policy, question: str = "") -> Response:
+    """The deny every query answers while the live policy is unavailable: no document, no id, no count."""
+    return Response(action="deny", question=question, role=role, as_of=day, answer=POLICY_UNAVAILABLE_TEXT,
+                    reason="policy_unavailable", policy_revision=policy.revision)
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 
@@ -45,6 +54,8 @@ class ObjectResolution:
 def resolve_object(
     docs: list[Document], object_id: str, day: dt.date | None, role: str, policy: Policy, *, question: str = ""
 ) -> ObjectResolution:
+    if not policy.available:
+        return ObjectResolution(TemporalResult("none"), None, policy_unavailable(role, day, policy, question))
     revisions = [d for d in docs if d.object_id == object_id]
     base = dict(question=question, role=role, as_of=day, policy_revision=policy.revision)
     if not revisions:

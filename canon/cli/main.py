@@ -1,5 +1,9 @@
 """The `canon` command line. Exit codes: 0 success, 1 a run or check failed,
-2 bad configuration or input (the message names the file and the reason)."""
+2 bad configuration or input (the message names the file and the reason).
+
+An empty question, an unknown role and a date that does not exist are input
+errors (canon/ask/inputs.py, canon/core/dates.py); a live policy that cannot
+be read is not: every query then answers `deny` / `policy_unavailable`."""
 
 from __future__ import annotations
 
@@ -30,17 +34,27 @@ def _print_response(resp: Response, as_json: bool) -> None:
             print(f"    {e['parent']} -> {e['child']}")
 
 
+def _warn_unavailable(policy) -> None:
+    """The deny carries no detail; the person at the terminal gets the file and the reason."""
+    if not policy.available:
+        print(f"canon: warning: the live policy is unavailable, every query is denied: "
+              f"{policy.unavailable_reason}", file=sys.stderr)
+
+
 # Each command imports what it runs inside its handler: `canon resolve` must not pay for
 # the index stack (LanceDB, the embedder) that `ask` and `eval` load.
 
 def _object_command(args: argparse.Namespace, fn_name: str) -> int:
     from canon.ask import resolve as resolve_mod
+    from canon.ask.inputs import require_known_role
     from canon.registry.workspace import Workspace
 
     ws = Workspace.open(read_only=True)
     try:
         docs, policy = ws.documents(), ws.policy()
         day = parse_as_of(args.as_of)
+        require_known_role(args.role, docs, policy)
+        _warn_unavailable(policy)
         if fn_name == "lineage":
             resp = resolve_mod.lineage(ws.con, docs, args.object_id, day, args.role, policy)
         else:
@@ -54,15 +68,19 @@ def _object_command(args: argparse.Namespace, fn_name: str) -> int:
 def _ask_command(args: argparse.Namespace) -> int:
     from canon.ask.answer_log import AnswerLogFile
     from canon.ask.context import ask_context
+    from canon.ask.inputs import require_known_role, require_question
     from canon.ask.pipeline import ask
     from canon.ask.understanding.parse import check_question
     from canon.registry.workspace import Workspace
 
     check_question(args.question)  # before the workspace is opened
+    require_question(args.question)
     day = parse_as_of(args.as_of)
     ws = Workspace.open(read_only=True)  # the answer goes to its own log, not canon.duckdb
     try:
         docs, policy = ws.documents(), ws.policy()
+        require_known_role(args.role, docs, policy)
+        _warn_unavailable(policy)
         ctx = ask_context(ws.con, ws.paths.lancedb_dir, docs, policy, metric_values=ws.metric_engine(),
                           answer_store=AnswerLogFile(ws.paths.answer_log_file))
         resp = ask(ctx, args.question, args.role, day)

@@ -13,6 +13,30 @@ from pathlib import Path
 from canon.core.errors import CanonInputError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# The demo corpus, used when CANON_CORPUS is not set.
+DEMO_CORPUS = PROJECT_ROOT / "knowledge"
+POLICY_FILE = "policy.yml"
+
+
+def corpus_dir() -> Path:
+    """The corpus folder: $CANON_CORPUS, else the demo corpus."""
+    return Path(os.environ.get("CANON_CORPUS") or str(DEMO_CORPUS)).resolve()
+
+
+def resolve_policy_path(policy: str | os.PathLike | None, corpus: str | os.PathLike | None) -> Path:
+    """The live policy file, the one rule every reader uses (the CLI, the Dagster
+    resource resources/paths.py, checks and sensors): `policy` ($CANON_POLICY),
+    else policy.yml in `corpus` ($CANON_CORPUS), else the demo corpus's. Never
+    what a registry build recorded: moving the corpus (and pointing
+    CANON_CORPUS or CANON_POLICY at it) keeps its policy."""
+    if policy:
+        return Path(policy).resolve()
+    return Path(corpus or DEMO_CORPUS).resolve() / POLICY_FILE
+
+
+def policy_path() -> Path:
+    """`resolve_policy_path` from the environment."""
+    return resolve_policy_path(os.environ.get("CANON_POLICY"), os.environ.get("CANON_CORPUS"))
 
 
 def inside_root(root: Path, candidate: Path, *, what: str) -> Path:

@@ -26,45 +26,49 @@ def parse_as_of(value: str | None, *, source: str = "--as-of") -> dt.date | None
     try:
         return dt.date.fromisoformat(value[:10])
     except ValueError:
-        found = find_date(value)
+        try:
+            found = find_date(value, source=source)
+        except CanonInputError:
+            found = None
         if found is None:
             raise CanonInputError(source, f"not a date: {value!r} (use YYYY-MM-DD)") from None
         return found
 
 
-def _safe(y: int, m: int, d: int) -> dt.date | None:
+def _real(y: int, m: int, d: int, phrase: str, source: str) -> dt.date:
+    """A date the text names; one that does not exist (February 30, a month 13,
+    year 0) is an input error, not a question without a date."""
     try:
         return dt.date(y, m, d)
     except ValueError:
-        return None
+        raise CanonInputError(source, f"{phrase!r} is not a real date") from None
 
 
-def find_date(text: str) -> dt.date | None:
+def find_date(text: str, *, source: str = "question") -> dt.date | None:
     """The first full date named in the text (ISO, 'June 30, 2026', '1 February 2026')."""
     hits: list[tuple[int, dt.date]] = []
     for m in ISO.finditer(text):
-        d = _safe(int(m[1]), int(m[2]), int(m[3]))
-        if d:
-            hits.append((m.start(), d))
+        hits.append((m.start(), _real(int(m[1]), int(m[2]), int(m[3]), m[0], source)))
     for m in MDY.finditer(text):
-        d = _safe(int(m[3]), MONTHS[m[1].lower()], int(m[2]))
-        if d:
-            hits.append((m.start(), d))
+        hits.append((m.start(), _real(int(m[3]), MONTHS[m[1].lower()], int(m[2]), m[0], source)))
     for m in DMY.finditer(text):
-        d = _safe(int(m[3]), MONTHS[m[2].lower()], int(m[1]))
-        if d:
-            hits.append((m.start(), d))
+        hits.append((m.start(), _real(int(m[3]), MONTHS[m[2].lower()], int(m[1]), m[0], source)))
     return min(hits)[1] if hits else None
 
 
-def find_month(text: str) -> tuple[dt.date, dt.date] | None:
+def find_month(text: str, *, source: str = "question") -> tuple[dt.date, dt.date] | None:
     """A calendar month named without a day ('August 2026'): [first day, first day of next month)."""
-    if find_date(text) is not None:
+    if find_date(text, source=source) is not None:
         return None
     m = MONTH_YEAR.search(text)
     if not m:
         return None
     year, month = int(m[2]), MONTHS[m[1].lower()]
-    start = dt.date(year, month, 1)
-    end = dt.date(year + (month == 12), month % 12 + 1, 1)
+    try:
+        start = dt.date(year, month, 1)
+        # The period ends on the first day of the next month: December 9999 has none.
+        end = dt.date(year + (month == 12), month % 12 + 1, 1)
+    except ValueError:
+        raise CanonInputError(source, f"{m[0]!r} is outside the dates Canon can report on "
+                                      f"(years 1 to 9999, a whole month)") from None
     return start, end

@@ -1,5 +1,8 @@
 """A Canon workspace: the registry database under CANON_HOME plus the live
-policy file. The CLI, the evaluation and the Dagster assets all go through it."""
+policy file. The CLI, the evaluation and the Dagster assets all go through it.
+
+The policy file comes from the configuration (`canon.core.config.policy_path`),
+never from the corpus root a registry build recorded."""
 
 from __future__ import annotations
 
@@ -9,21 +12,23 @@ from pathlib import Path
 
 import duckdb
 
-from canon.core import db
+from canon.core import config, db
 from canon.core.config import CanonPaths
 from canon.core.errors import CanonInputError
 from canon.models.documents import Document
 from canon.registry import store as registry
-from canon.registry.policy import Policy, load_policy
+from canon.registry.live_policy import read_live_policy
+from canon.registry.policy import Policy
 from canon.sources.dbt.semantic.metric_values import MetricEngine
 
-POLICY_FILE = "policy.yml"
+POLICY_FILE = config.POLICY_FILE
 
 
 @dataclass
 class Workspace:
     paths: CanonPaths
     con: duckdb.DuckDBPyConnection
+    read_only: bool = False
 
     @classmethod
     def open(cls, home: str | os.PathLike | None = None, *, read_only: bool = False) -> "Workspace":
@@ -36,7 +41,7 @@ class Workspace:
             con = db.open_for_reading(paths.canon_db) if read_only else db.connect_waiting(paths.canon_db)
         except duckdb.IOException as exc:
             raise CanonInputError(paths.canon_db, f"cannot open the registry: {exc}") from None
-        return cls(paths, con)
+        return cls(paths, con, read_only)
 
     def close(self) -> None:
         self.con.close()
@@ -44,17 +49,14 @@ class Workspace:
     def documents(self) -> list[Document]:
         return registry.load_documents(self.con)
 
-    def policy_path(self) -> Path | None:
-        """The live policy: $CANON_POLICY, else policy.yml in the registered corpus root."""
-        env = os.environ.get("CANON_POLICY")
-        if env:
-            return Path(env)
-        root = registry.get_setting(self.con, "corpus_root")
-        return Path(root) / POLICY_FILE if root else None
+    def policy_path(self) -> Path:
+        """The live policy file: $CANON_POLICY, else policy.yml in $CANON_CORPUS, else the demo corpus's."""
+        return config.policy_path()
 
     def policy(self) -> Policy:
-        # Read on every call: revocations take effect at query time.
-        return load_policy(self.policy_path())
+        """Read on every call: revocations take effect at query time. A broken or
+        vanished policy is the unavailable policy, which denies everything."""
+        return read_live_policy(self.con, self.policy_path(), record=not self.read_only)
 
     def metric_engine(self):
         """The semantic-layer path for metric values, when the dbt artifacts and warehouse exist."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import re
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -36,7 +37,7 @@ from canon.run_lineage.facets import (
     parent_facet,
     processing_engine_facet,
 )
-from canon.run_lineage.transport import TransportConfig, build_transport
+from canon.run_lineage.transport import TransportConfig, build_transport, redact_url
 
 # One logger for the package: warnings about lost events are filtered on this name.
 log = logging.getLogger("canon.run_lineage")
@@ -46,6 +47,7 @@ DEFAULT_PRODUCER = "https://github.com/canon/canon"
 
 # Shorter values would match ordinary text and withhold harmless events.
 _MIN_GUARDED_SECRET_LEN = 4
+_URL_IN_TEXT = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+")
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,8 @@ class LineageEmitter:
     def redact(self, text: str) -> str:
         for secret in self._secrets():
             text = text.replace(secret, "***")
-        return text
+        # Error text quotes URLs: keep their scheme, host and path only.
+        return _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
 
     def _send(self, handle: "RunHandle", state: RunState, *, error: BaseException | None = None) -> bool:
         try:

@@ -3,6 +3,12 @@
 Secrets never travel in events: the http token is read at send time from the
 environment variable *named* by `api_key_env` and goes only into the
 Authorization header (see docs/design.md, "Lineage at two grains").
+
+Credentials never travel in a URL either: userinfo, a query string or a
+fragment in the url or the endpoint is refused (Dagster's compute logs and
+error messages print URLs), and the http transport refuses an `api_key_env`
+that names no set variable (a token pasted there would otherwise send every
+event unauthenticated). `redact_url` is what any log line shows of a URL.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from openlineage.client.serde import Serde
 from openlineage.client.transport.console import ConsoleConfig, ConsoleTransport
@@ -22,7 +28,7 @@ from openlineage.client.transport.http import HttpConfig, HttpTransport, TokenPr
 from openlineage.client.transport.http_common import DEFAULT_RETRY_CONFIG
 from openlineage.client.transport.noop import NoopConfig, NoopTransport
 from openlineage.client.transport.transport import Transport
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from canon.core.config import CanonPaths, inside_root
 from canon.core.errors import CanonInputError
@@ -70,9 +76,13 @@ class TransportConfig(BaseModel):
 
     @field_validator("api_key_env")
     @classmethod
-    def _is_env_var_name(cls, v: str | None) -> str | None:
+    def _is_env_var_name(cls, v: str | None, info: ValidationInfo) -> str | None:
+        # The messages never repeat the value: it may be the token itself.
         if v is not None and not _ENV_VAR_NAME.match(v):
             raise ValueError("must be the name of an environment variable holding the token, not the token itself")
+        if v is not None and info.data.get("kind") == "http" and not os.environ.get(v, "").strip():
+            raise ValueError("names an environment variable that is not set: it must be the NAME of the "
+                             "variable holding the token, not the token itself, and that variable must be set")
         return v
 
     @field_validator("url")
@@ -81,12 +91,26 @@ class TransportConfig(BaseModel):
         if v is None:
             return v
         v = v.strip()
-        parts = urlsplit(v)
+        try:
+            parts = urlsplit(v)
+            parts.port  # noqa: B018 -- a malformed port raises here, not at the first event
+        except ValueError:
+            raise ValueError("must be an http(s) URL such as http://localhost:5000") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("must be an http(s) URL such as http://localhost:5000")
-        if parts.username is not None or parts.password is not None:
+        if parts.username is not None or parts.password is not None or "@" in parts.netloc:
             # userinfo would surface in logs and error messages; tokens go through api_key_env.
             raise ValueError("must not carry credentials; name the token's environment variable in api_key_env")
+        _no_query(parts.query, parts.fragment)
+        return v
+
+    @field_validator("endpoint")
+    @classmethod
+    def _plain_endpoint(cls, v: str) -> str:
+        parts = urlsplit(v)
+        _no_query(parts.query, parts.fragment)
+        if parts.scheme or parts.netloc:
+            raise ValueError("must be a path such as api/v1/lineage, not a URL")
         return v
 
     @model_validator(mode="after")
@@ -111,7 +135,7 @@ class TransportConfig(BaseModel):
         if self.kind == "file":
             return str(self.file_path())
         if self.kind == "http":
-            return _join_url(self.url or "", self.endpoint)
+            return redact_url(_join_url(self.url or "", self.endpoint))
         return self.kind
 
     @classmethod
@@ -140,6 +164,27 @@ class TransportConfig(BaseModel):
             where = source.get(loc, loc) or ", ".join(source.values()) or "defaults"
             reason = str(err["msg"]).removeprefix("Value error, ")
             raise CanonInputError("OpenLineage transport settings", reason, field=where) from None
+
+
+def _no_query(query: str, fragment: str) -> None:
+    if query or fragment:
+        # A query string (?api_key=...) is where tokens hide, and it is printed wherever the URL is.
+        raise ValueError("must not carry a query string or fragment (credentials in a URL end up in logs); "
+                         "name the token's environment variable in api_key_env")
+
+
+def redact_url(url: str) -> str:
+    """The URL as logs may show it: scheme, host, port and path; never userinfo,
+    query or fragment (the settings refuse them; this keeps a log line safe regardless)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "<unparsable url>"
+    if ":" in host:
+        host = f"[{host}]"
+    return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
 
 
 def _join_url(url: str, endpoint: str) -> str:

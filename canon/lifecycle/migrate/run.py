@@ -138,6 +138,8 @@ def migrate(
             record_spec(con, cur_model, current.embedder)
             record_spec(con, new_model, target.embedder)
             policy = Workspace(paths, con).policy()
+            if not policy.available:  # never project an index through a policy that could not be read
+                raise CanonInputError("policy", policy.unavailable_reason or "the live policy is unavailable")
             if documents is None:
                 documents = project(registry.load_documents(con), policy)
             mid = f"mig-{utcnow():%Y%m%dT%H%M%S}-{ids.h(run_id, to_table, n=8)}"
