@@ -33,6 +33,7 @@ class CanonDBResource(DuckDBResource):
         with super().get_connection() as con:
             yield con
             db.publish_snapshot(con, Path(self.database))
+        db.mark_published(Path(self.database))
 
 
 def canon_db_resource(paths: CanonPaths) -> DuckDBResource:

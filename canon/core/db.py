@@ -107,27 +107,60 @@ def publish_snapshot(con: duckdb.DuckDBPyConnection, path: Path) -> Path:
     return snap
 
 
-def open_for_reading(path: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection for a reader process: the published snapshot when there
-    is one (no lock shared with any writer), else the live file, waiting for its lock."""
+def mark_published(path: Path) -> None:
+    """After the writer closed the file (closing checkpoints it, which touches it): date
+    the snapshot after the live file, so a live file newer than its snapshot means a
+    write that did not publish (`open_for_reading` then refreshes it)."""
     snap = snapshot_of(path)
     if snap.exists():
+        os.utime(snap)
+
+
+def _stale(path: Path, snap: Path) -> bool:
+    wal = path.with_name(path.name + ".wal")
+    newest = max((p.stat().st_mtime_ns for p in (path, wal) if p.exists()), default=0)
+    return newest > snap.stat().st_mtime_ns
+
+
+@contextlib.contextmanager
+def writing(path: Path, *, wait: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The file at `path` open for writing (waiting at most `wait` s for another
+    process's lock); the read snapshot is published when the body succeeds."""
+    con = connect_waiting(path, wait=wait)
+    try:
+        yield con
+        publish_snapshot(con, path)
+    finally:
+        con.close()
+    mark_published(path)
+
+
+def open_for_reading(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection for a reader process, always on the published snapshot
+    (no lock shared with any writer). A missing snapshot, or one older than the live
+    file (a write that did not publish), is refreshed first when the live file is free;
+    while a writer holds it, the existing snapshot is read (the writer publishes when it
+    is done), and with no snapshot at all the lock is waited for, bounded."""
+    path = Path(path)
+    snap = snapshot_of(path)
+    if snap.exists() and not _stale(path, snap):
         return connect(snap, read_only=True)
-    return connect_waiting(path, read_only=True)
+    try:
+        with writing(path, wait=0 if snap.exists() else None):
+            pass
+    except CanonRunError:
+        if not snap.exists():
+            raise
+    except duckdb.ConnectionException:  # this process holds the live file otherwise configured
+        if not snap.exists():
+            return connect(path, read_only=True)
+    return connect(snap, read_only=True)
 
 
 def writer(path: Path) -> Connect:
     """A `Connect` that opens `path` for writing (waiting a bounded time for another
     process's lock) and publishes the read snapshot when the body succeeds."""
-    @contextlib.contextmanager
-    def _cm() -> Iterator[duckdb.DuckDBPyConnection]:
-        con = connect_waiting(path)
-        try:
-            yield con
-            publish_snapshot(con, path)
-        finally:
-            con.close()
-    return _cm
+    return lambda: writing(path)
 
 
 @contextlib.contextmanager
