@@ -140,10 +140,90 @@ def test_impact_cli(history, capsys):
     con = history["con"]
     v_wrong = _version(con, "sha256:fixture-metric-v2")
     con.close()  # the CLI opens the workspace read-only
-    assert main(["impact", "--doc-id", V2, "--doc-version", v_wrong, "--json"]) == 0
+    assert main(["impact", "--doc-id", V2, "--doc-version", v_wrong, "--role", "finance_controller", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [a["answer_id"] for a in out["answers"]] == [r.answer_id for r in history["wrong"]]
-    assert main(["impact", "--doc-id", V2]) == 0
+    assert main(["impact", "--doc-id", V2, "--role", "finance_controller"]) == 0
     assert "4 answer(s)" in capsys.readouterr().out
-    assert main(["impact", "--doc-id", V2, "--doc-version", "nope"]) == 2
+    assert main(["impact", "--doc-id", V2, "--doc-version", "nope", "--role", "finance_controller"]) == 2
     history["con"] = registry.connect(history["paths"].canon_db)
+
+
+MEMO = "memo.rebate_reserve.q4_2026"
+Q_MEMO = "What does the finance-only Q4 rebate reserve memo say?"
+Q_LINEAGE = "Which raw sources and model version support net revenue for 2026-08-31?"
+
+
+@pytest.fixture()
+def memo_readers(tmp_path, monkeypatch):
+    """A workspace where the finance controller read the restricted memo, logged as
+    `canon ask` logs it (the answer log file under CANON_HOME)."""
+    from canon.ask.answer_log import AnswerLogFile
+
+    monkeypatch.setenv("CANON_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CANON_POLICY", raising=False)
+    paths = CanonPaths.from_env().ensure()
+    con = registry.connect(paths.canon_db)
+    build_registry(con, corpus=CORPUS, corpus_contract=CONTRACT, run_id="run-a")
+    registry.refresh_definitions(con)
+    docs = registry.load_documents(con)
+    index.publish(con, paths.lancedb_dir, docs, HashingEmbedder(), policy_revision="p1", run_id="run-a")
+    ctx = ask_context(con, paths.lancedb_dir, docs, load_policy(None), answer_store=AnswerLogFile(paths.answer_log_file))
+    read = ask(ctx, Q_MEMO, "finance_controller")
+    assert read.action == "answer" and MEMO in {e.doc_id for e in read.evidence}
+    both = ask(ctx, Q_LINEAGE, "finance_controller")
+    assert both.action == "answer"
+    con.close()
+    return {"paths": paths, "read": read, "both": both}
+
+
+def _impact_json(capsys, *args) -> dict:
+    assert main(["impact", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_impact_requires_a_role(memo_readers, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["impact", "--doc-id", MEMO])
+    assert exc.value.code == 2 and "--role" in capsys.readouterr().err
+
+
+def test_impact_shows_a_restricted_documents_readers_only_to_roles_that_may_see_it(memo_readers, capsys):
+    mine = _impact_json(capsys, "--doc-id", MEMO, "--role", "finance_controller")
+    assert memo_readers["read"].answer_id in {a["answer_id"] for a in mine["answers"]}
+    assert mine["versions"] and mine["answers"][0]["role"] == "finance_controller"
+
+    hidden = _impact_json(capsys, "--doc-id", MEMO, "--role", "analyst")
+    assert hidden["answers"] == [] and hidden["versions"] == [] and hidden["count"] == 0
+    # indistinguishable from an id that does not exist
+    unknown = _impact_json(capsys, "--doc-id", "memo.no_such_memo", "--role", "analyst")
+    assert {k: v for k, v in hidden.items() if k != "doc_id"} == {k: v for k, v in unknown.items() if k != "doc_id"}
+    # naming a version does not reveal the memo's versions either
+    v = mine["versions"][0]["doc_version"]
+    assert main(["impact", "--doc-id", MEMO, "--doc-version", v, "--role", "analyst"]) == 2
+    assert "none recorded" in capsys.readouterr().err
+
+
+def test_impact_hides_answers_that_also_cited_what_the_role_may_not_see(memo_readers, capsys, tmp_path, monkeypatch):
+    both = memo_readers["both"]
+    cited = [e.doc_id for e in both.evidence]
+    assert len(cited) >= 2
+    first, other = cited[0], cited[-1]
+    shown = _impact_json(capsys, "--doc-id", first, "--role", "analyst")
+    assert both.answer_id in {a["answer_id"] for a in shown["answers"]}
+    # the live policy takes one of the answer's other documents away from analysts
+    policy = tmp_path / "policy.yml"
+    policy.write_text(f"revision: p-revoke-other\nrevoke:\n  - role: analyst\n    doc_id: {other}\n")
+    monkeypatch.setenv("CANON_POLICY", str(policy))
+    hidden = _impact_json(capsys, "--doc-id", first, "--role", "analyst")
+    assert both.answer_id not in {a["answer_id"] for a in hidden["answers"]} and hidden["versions"]
+    kept = _impact_json(capsys, "--doc-id", first, "--role", "finance_controller")
+    assert both.answer_id in {a["answer_id"] for a in kept["answers"]}
+
+
+def test_impact_follows_the_live_policy(memo_readers, capsys, tmp_path, monkeypatch):
+    policy = tmp_path / "policy.yml"
+    policy.write_text(f"revision: p-revoke\nrevoke:\n  - role: finance_controller\n    doc_id: {MEMO}\n")
+    monkeypatch.setenv("CANON_POLICY", str(policy))
+    revoked = _impact_json(capsys, "--doc-id", MEMO, "--role", "finance_controller")
+    assert revoked["answers"] == [] and revoked["versions"] == []

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 
+from canon.ask.answer_log import AnswerLogFile
 from canon.ask.pipeline import AskContext, Retriever
 from canon.core.errors import CanonInputError
 from canon.index import revisions as index_store
@@ -94,7 +95,9 @@ def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: lis
 
 
 def ask_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: list[Document], policy: Policy, *,
-                embedder=None, metric_values=None, log_answers: bool = True) -> AskContext:
+                embedder=None, metric_values=None, log_answers: bool = True,
+                answer_store: AnswerLogFile | None = None) -> AskContext:
+    """`answer_store`: where answers are logged; None logs into `con`'s `answer_log` table."""
     return AskContext(docs=docs, policy=policy, con=con,
                       retriever=build_retriever(con, lancedb_dir, docs, embedder),
-                      metric_values=metric_values, log_answers=log_answers)
+                      metric_values=metric_values, log_answers=log_answers, answer_store=answer_store)

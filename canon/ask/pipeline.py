@@ -97,6 +97,7 @@ class AskContext:
     retriever: Retriever | None = None
     metric_values: Callable | None = None   # canon.sources.dbt.semantic.metric_values.MetricEngine.value
     log_answers: bool = True
+    answer_store: answer_log.AnswerLogFile | None = None   # else the `answer_log` table of `con`
     _catalog: dict | None = None
     # Per-question structures computed once: the catalog, documents by object and
     # the per-(role, policy) visible sets. Assigning a new `docs` list (or growing
@@ -197,9 +198,7 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
         # Fail closed before anything is parsed or retrieved: every action becomes this deny.
         resp = policy_unavailable(role, as_of, ctx.policy, question)
         resp.index_revision = ctx.retriever.revision_id if ctx.retriever else ""
-        resp.answer_id = answer_log.new_answer_id()
-        if ctx.log_answers and ctx.con is not None:
-            answer_log.record(ctx.con, resp)
+        _log_answer(ctx, resp)
         timings.mark("authorize", t)
         return resp
     view = ctx.view(role)
@@ -216,11 +215,21 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
     resp.index_revision = ctx.retriever.revision_id if ctx.retriever else ""
     _attach_chunks(ctx, resp)
     _assert_no_leak(resp, shown_ids)
-    resp.answer_id = answer_log.new_answer_id()
-    if ctx.log_answers and ctx.con is not None:
-        answer_log.record(ctx.con, resp)
+    _log_answer(ctx, resp)
     timings.mark("compose", t)
     return resp
+
+
+def _log_answer(ctx: AskContext, resp: Response) -> None:
+    """Give `resp` its answer_id and log it: to the answer log file when the context has
+    one (`canon ask`, which never writes canon.duckdb), else to `con`'s table."""
+    resp.answer_id = answer_log.new_answer_id()
+    if not ctx.log_answers:
+        return
+    if ctx.answer_store is not None:
+        ctx.answer_store.record(resp)
+    elif ctx.con is not None:
+        answer_log.record(ctx.con, resp)
 
 
 # ---------------------------------------------------------------- steps

@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import sys
 
+from canon.ask.answer_log import AnswerLogFile
 from canon.core.errors import CanonInputError
 from canon.lifecycle.impact import format_text, impact
 from canon.registry.workspace import Workspace
@@ -85,7 +86,8 @@ def _print_forget(res) -> None:
 def _impact(args: argparse.Namespace) -> int:
     ws = Workspace.open(read_only=True)
     try:
-        report = impact(ws.con, args.doc_id, args.doc_version)
+        report = impact(ws.con, args.doc_id, args.doc_version, log_file=AnswerLogFile(ws.paths.answer_log_file),
+                        role=args.role, policy=ws.policy())
     finally:
         ws.close()
     if args.json:
@@ -152,6 +154,7 @@ def register(subparsers) -> None:
     sp = subparsers.add_parser("impact", help="every logged answer that cited a document (or one revision)")
     sp.add_argument("--doc-id", dest="doc_id", required=True)
     sp.add_argument("--doc-version", dest="doc_version", help="a doc_version id or a content hash")
+    sp.add_argument("--role", required=True, help="whose view: only documents and answers this role may see")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(handler=_impact)
 

@@ -67,6 +67,7 @@ def _object_command(args: argparse.Namespace, fn_name: str) -> int:
 
 
 def _ask_command(args: argparse.Namespace) -> int:
+    from canon.ask.answer_log import AnswerLogFile
     from canon.ask.context import ask_context
     from canon.ask.inputs import require_known_role, require_question
     from canon.ask.pipeline import ask
@@ -76,12 +77,13 @@ def _ask_command(args: argparse.Namespace) -> int:
     check_question(args.question)  # before the workspace is opened
     require_question(args.question)
     day = parse_as_of(args.as_of)
-    ws = Workspace.open()
+    ws = Workspace.open(read_only=True)  # the answer goes to its own log, not canon.duckdb
     try:
         docs, policy = ws.documents(), ws.policy()
         require_known_role(args.role, docs, policy)
         _warn_unavailable(policy)
-        ctx = ask_context(ws.con, ws.paths.lancedb_dir, docs, policy, metric_values=ws.metric_engine())
+        ctx = ask_context(ws.con, ws.paths.lancedb_dir, docs, policy, metric_values=ws.metric_engine(),
+                          answer_store=AnswerLogFile(ws.paths.answer_log_file))
         resp = ask(ctx, args.question, args.role, day)
     finally:
         ws.close()

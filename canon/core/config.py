@@ -73,6 +73,11 @@ class CanonPaths:
         return self.home / "canon.duckdb"
 
     @property
+    def answer_log_file(self) -> Path:
+        """The answer log `canon ask` appends to (canon/ask/answer_log.py, AnswerLogFile)."""
+        return self.home / "answer_log.sqlite"
+
+    @property
     def lancedb_dir(self) -> Path:
         return self.home / "lancedb"
 

@@ -1,14 +1,22 @@
 """DuckDB connections and the small SQL helpers every store shares.
 
-DuckDB allows one writer process per file: `writer()` turns the lock error a
-second writer gets into a `CanonRunError` that names the file, and `opened()`
-closes a connection even when the body raises (a leaked connection would keep
-the file from being rewritten).
+DuckDB allows one writer process per file, and a read-only open fails while
+another process holds the file read-write. So (docs/design.md, "Concurrent
+readers"): every writer publishes a read-only snapshot of the registry
+(`publish_snapshot`, a fresh logical copy swapped in atomically) before it
+lets go of the file, and readers open that snapshot instead of the live file.
+A lock that is still in the way (two writers, or a workspace with no snapshot
+yet) is waited for with a bounded retry (`connect_waiting`) and then reported
+as busy — a `CanonRunError` naming the file (exit 1), never bad input.
+`opened()` closes a connection even when the body raises (a leaked connection
+would keep the file from being rewritten).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import time
 from pathlib import Path
 from typing import Callable, ContextManager, Iterable, Iterator
 
@@ -31,34 +39,150 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     return con
 
 
-def writer(path: Path) -> Connect:
-    """A `Connect` that opens `path` for writing, or names the file when another process holds it."""
-    @contextlib.contextmanager
-    def _cm() -> Iterator[duckdb.DuckDBPyConnection]:
+# How long a process waits for another one's lock before it reports the file busy.
+LOCK_WAIT_ENV = "CANON_LOCK_WAIT_SECONDS"
+DEFAULT_LOCK_WAIT_SECONDS = 60.0
+
+
+def lock_wait_seconds() -> float:
+    raw = os.environ.get(LOCK_WAIT_ENV)
+    if raw is None:
+        return DEFAULT_LOCK_WAIT_SECONDS
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        raise CanonInputError(LOCK_WAIT_ENV, f"not a number of seconds: {raw!r}") from None
+
+
+def is_lock_error(exc: BaseException) -> bool:
+    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+
+
+def connect_waiting(path: Path, *, read_only: bool = False, wait: float | None = None) -> duckdb.DuckDBPyConnection:
+    """`connect`, retrying while another process holds the file's lock, for at most
+    `wait` seconds ($CANON_LOCK_WAIT_SECONDS, default 60); then a `CanonRunError`
+    that names the file and says it is busy."""
+    wait = lock_wait_seconds() if wait is None else wait
+    deadline = time.monotonic() + wait
+    delay = 0.05
+    while True:
         try:
-            con = connect(path)
-        except duckdb.IOException as exc:  # another process writes it (one writer per DuckDB file)
-            raise CanonRunError(f"{path}: cannot open the Canon database ({exc}); run again when it is free") from None
+            return connect(path, read_only=read_only)
+        except duckdb.IOException as exc:
+            left = deadline - time.monotonic()
+            if not is_lock_error(exc):
+                raise
+            if left <= 0:
+                raise CanonRunError(f"{path}: busy — another process held the Canon database for more than "
+                                    f"{wait:g} s ({exc}); run again when it is free") from None
+            time.sleep(min(delay, left))
+            delay = min(delay * 2, 1.0)
+
+
+def snapshot_of(path: Path) -> Path:
+    """Where the read-only snapshot of the database at `path` is published."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.read{path.suffix}")
+
+
+def publish_snapshot(con: duckdb.DuckDBPyConnection, path: Path) -> Path:
+    """Copy the database `con` holds for writing (at `path`) into its snapshot and swap
+    it in atomically. A logical copy (COPY FROM DATABASE), so rows a deletion removed
+    do not survive in free blocks; readers holding the previous snapshot keep reading
+    it (os.replace leaves their open file alone)."""
+    snap = snapshot_of(path)
+    tmp = snap.with_name(f"{snap.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        name = con.execute("SELECT current_database()").fetchall()[0][0]
+        con.execute(f"ATTACH {sql_literal(str(tmp))} AS canon_snapshot")
         try:
-            yield con
+            con.execute(f'COPY FROM DATABASE "{name}" TO canon_snapshot')
         finally:
-            con.close()
-    return _cm
+            con.execute("DETACH canon_snapshot")
+        os.replace(tmp, snap)
+    finally:
+        tmp.unlink(missing_ok=True)
+        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
+    return snap
+
+
+def mark_published(path: Path) -> None:
+    """After the writer closed the file (closing checkpoints it, which touches it): date
+    the snapshot after the live file, so a live file newer than its snapshot means a
+    write that did not publish (`open_for_reading` then refreshes it)."""
+    snap = snapshot_of(path)
+    if snap.exists():
+        os.utime(snap)
+
+
+def _stale(path: Path, snap: Path) -> bool:
+    wal = path.with_name(path.name + ".wal")
+    newest = max((p.stat().st_mtime_ns for p in (path, wal) if p.exists()), default=0)
+    return newest > snap.stat().st_mtime_ns
+
+
+@contextlib.contextmanager
+def writing(path: Path, *, wait: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The file at `path` open for writing (waiting at most `wait` s for another
+    process's lock); the read snapshot is published when the body succeeds."""
+    con = connect_waiting(path, wait=wait)
+    try:
+        yield con
+        publish_snapshot(con, path)
+    finally:
+        con.close()
+    mark_published(path)
+
+
+def open_for_reading(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection for a reader process, always on the published snapshot
+    (no lock shared with any writer). A missing snapshot, or one older than the live
+    file (a write that did not publish), is refreshed first when the live file is free;
+    while a writer holds it, the existing snapshot is read (the writer publishes when it
+    is done), and with no snapshot at all the lock is waited for, bounded."""
+    path = Path(path)
+    snap = snapshot_of(path)
+    if snap.exists() and not _stale(path, snap):
+        return connect(snap, read_only=True)
+    try:
+        with writing(path, wait=0 if snap.exists() else None):
+            pass
+    except CanonRunError:
+        if not snap.exists():
+            raise
+    except duckdb.ConnectionException:  # this process holds the live file otherwise configured
+        if not snap.exists():
+            return connect(path, read_only=True)
+    return connect(snap, read_only=True)
+
+
+def writer(path: Path) -> Connect:
+    """A `Connect` that opens `path` for writing (waiting a bounded time for another
+    process's lock) and publishes the read snapshot when the body succeeds."""
+    return lambda: writing(path)
 
 
 @contextlib.contextmanager
 def opened(connect: Connect) -> Iterator[duckdb.DuckDBPyConnection]:
     """`with opened(connect) as con`, but the connection is closed even when the body
-    raises (dagster-duckdb's get_connection only closes on success)."""
+    raises (dagster-duckdb's get_connection only closes on success). Only a body that
+    succeeded lets the context manager finish (and publish the read snapshot)."""
     cm = connect()
     con = cm.__enter__()
     try:
         yield con
-    finally:
+    except BaseException:
         with contextlib.suppress(Exception):
             con.close()
         with contextlib.suppress(Exception):
             cm.__exit__(None, None, None)
+        raise
+    try:
+        cm.__exit__(None, None, None)  # on success first: a writer publishes its snapshot here, on the open connection
+    finally:
+        with contextlib.suppress(Exception):
+            con.close()
 
 
 def has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:

@@ -9,6 +9,15 @@ cited revision is exact. When the evidence was read live from the registry
 (no chunk ids), the revision is found through the content hash
 (`document_versions` maps doc_version <-> content_hash); if two versions
 share a stated hash the match is flagged `ambiguous`.
+
+The log is read from both stores (canon/ask/answer_log.py): the registry's
+`answer_log` table and the answer log file `canon ask` appends to.
+
+Authorization (docs/contracts.md, "canon impact"): given a role, the report
+holds only what that role may see under the live policy — nothing at all for
+a document it may not see (the same report as for an unknown id), and only the
+answers every one of whose cited documents it may see. Visibility is the rule
+of canon/registry/policy.py, decided before any answer row is read.
 """
 
 from __future__ import annotations
@@ -18,7 +27,10 @@ from typing import Any
 
 import duckdb
 
+from canon.ask import answer_log
 from canon.core.errors import CanonInputError
+from canon.registry import store as registry
+from canon.registry.policy import Policy, visible_docs
 
 
 def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:
@@ -41,12 +53,21 @@ def versions_of(con: duckdb.DuckDBPyConnection, doc_id: str) -> list[dict[str, A
                 "ORDER BY first_seen, doc_version", [doc_id]).fetchall()]
 
 
-def impact(con: duckdb.DuckDBPyConnection, doc_id: str, doc_version: str | None = None) -> dict[str, Any]:
+def impact(con: duckdb.DuckDBPyConnection, doc_id: str, doc_version: str | None = None, *,
+           log_file: answer_log.AnswerLogFile | None = None, role: str | None = None,
+           policy: Policy | None = None) -> dict[str, Any]:
     """Every logged answer that cited `doc_id` (or, with `doc_version` — a
-    doc_version id or a content hash — that revision), oldest first."""
+    doc_version id or a content hash — that revision), oldest first. With `role`
+    (and the live `policy`), only what that role may see; without, the operator's
+    unfiltered view for in-process audits."""
     if not doc_id or not doc_id.strip():
         raise CanonInputError("--doc-id", "a document id is required", field="doc_id")
-    versions = versions_of(con, doc_id)
+    if role is not None and not role.strip():
+        raise CanonInputError("--role", "a role is required", field="role")
+    seen: set[str] | None = None
+    if role is not None:
+        seen = {d.doc_id for d in visible_docs(registry.load_documents(con), role, policy or Policy())}
+    versions = versions_of(con, doc_id) if seen is None or doc_id in seen else []
     target: dict[str, Any] | None = None
     if doc_version is not None:
         matches = [v for v in versions if doc_version in (v["doc_version"], v["content_hash"])]
@@ -64,12 +85,12 @@ def impact(con: duckdb.DuckDBPyConnection, doc_id: str, doc_version: str | None 
         by_hash.setdefault(v["content_hash"], []).append(v["doc_version"])
 
     answers: list[dict[str, Any]] = []
-    rows = [] if not _has(con, "answer_log") else con.execute(
-        "SELECT answer_id, asked_at, role, as_of, action, index_revision, policy_revision, resolver_version, "
-        "cited_json FROM answer_log WHERE contains(cited_json, ?) ORDER BY asked_at, answer_id",
-        [json.dumps(doc_id)]).fetchall()
-    for aid, asked_at, role, as_of, action, irev, prev, resolver, cited_json in rows:
-        for c in json.loads(cited_json):
+    rows = [] if seen is not None and doc_id not in seen else answer_log.citing(con, log_file, doc_id)
+    for aid, asked_at, asker, as_of, action, irev, prev, resolver, cited_json in rows:
+        cited = json.loads(cited_json)
+        if seen is not None and not {c.get("doc_id") for c in cited} <= seen:
+            continue  # the answer also rests on a document this role may not see
+        for c in cited:
             if c.get("doc_id") != doc_id:
                 continue
             chunk_ids = list(c.get("chunk_ids") or [])
@@ -82,7 +103,7 @@ def impact(con: duckdb.DuckDBPyConnection, doc_id: str, doc_version: str | None 
             if target is not None and target["doc_version"] not in cited_versions:
                 continue
             answers.append({
-                "answer_id": aid, "asked_at": asked_at.isoformat() + "Z", "role": role,
+                "answer_id": aid, "asked_at": asked_at.isoformat() + "Z", "role": asker,
                 "as_of": as_of.isoformat() if as_of else None, "action": action,
                 "index_revision": irev, "policy_revision": prev, "resolver_version": resolver,
                 "use": c.get("use"), "claims": int(c.get("claims") or 0),
@@ -100,6 +121,7 @@ def impact(con: duckdb.DuckDBPyConnection, doc_id: str, doc_version: str | None 
         v["first_seen"] = v["first_seen"].isoformat() + "Z"
     return {
         "doc_id": doc_id,
+        "viewer_role": role,
         "doc_version": target["doc_version"] if target else None,
         "content_hash": target["content_hash"] if target else None,
         "versions": versions,

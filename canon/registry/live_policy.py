@@ -26,8 +26,9 @@ from pathlib import Path
 
 import duckdb
 
+from canon.core import db
 from canon.core.db import has_table
-from canon.core.errors import CanonInputError
+from canon.core.errors import CanonInputError, CanonRunError
 from canon.registry import store as registry
 from canon.registry.policy import NO_POLICY_REVISION, Policy, load_policy
 
@@ -48,11 +49,32 @@ def policy_was_seen(con: duckdb.DuckDBPyConnection) -> str | None:
     return None
 
 
+def _seen_value(path: Path, policy: Policy) -> str:
+    return json.dumps({"revision": policy.revision, "path": str(path)}, sort_keys=True)
+
+
 def record_seen(con: duckdb.DuckDBPyConnection, path: Path, policy: Policy) -> None:
     """Remember that this workspace has a policy (its revision and file)."""
-    value = json.dumps({"revision": policy.revision, "path": str(path)}, sort_keys=True)
+    value = _seen_value(path, policy)
     if has_table(con, "settings") and registry.get_setting(con, SEEN_SETTING) != value:
         registry.set_setting(con, SEEN_SETTING, value)
+
+
+def remember_from_reader(db_path: Path, snapshot: duckdb.DuckDBPyConnection, path: Path, policy: Policy) -> bool:
+    """`record_seen` for a reader, which holds only the read snapshot (canon/core/db.py):
+    when the sighting is news, write it to the live registry if its lock is free right
+    now, and republish the snapshot. Never waits — a writer holding the registry is a
+    run that records policy revisions itself (canon/ops/checks.py record_policy_revision)."""
+    path = Path(path)
+    if not path.is_file() or not policy.available or not has_table(snapshot, "settings") \
+            or registry.get_setting(snapshot, SEEN_SETTING) == _seen_value(path, policy):
+        return False
+    try:
+        with db.writing(db_path, wait=0) as con:
+            record_seen(con, path, policy)
+    except (CanonRunError, duckdb.ConnectionException):  # busy, or this process holds it otherwise
+        return False
+    return True
 
 
 def read_live_policy(con: duckdb.DuckDBPyConnection | None, path: Path, *, record: bool = True) -> Policy:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import duckdb
 
-from canon.core import config
+from canon.core import config, db
 from canon.core.config import CanonPaths
 from canon.core.errors import CanonInputError
 from canon.models.documents import Document
 from canon.registry import store as registry
-from canon.registry.live_policy import read_live_policy
+from canon.registry.live_policy import read_live_policy, remember_from_reader
 from canon.registry.policy import Policy
 from canon.sources.dbt.semantic.metric_values import MetricEngine
 
@@ -37,8 +37,8 @@ class Workspace:
             raise CanonInputError(paths.canon_db, "no Canon registry here yet: run `make run` (or the Dagster job) first")
         if not read_only:
             paths.ensure()
-        try:
-            con = registry.connect(paths.canon_db, read_only=read_only)
+        try:  # readers open the writers' snapshot; a lock still in the way is waited for (canon/core/db.py)
+            con = db.open_for_reading(paths.canon_db) if read_only else db.connect_waiting(paths.canon_db)
         except duckdb.IOException as exc:
             raise CanonInputError(paths.canon_db, f"cannot open the registry: {exc}") from None
         return cls(paths, con, read_only)
@@ -56,7 +56,10 @@ class Workspace:
     def policy(self) -> Policy:
         """Read on every call: revocations take effect at query time. A broken or
         vanished policy is the unavailable policy, which denies everything."""
-        return read_live_policy(self.con, self.policy_path(), record=not self.read_only)
+        policy = read_live_policy(self.con, self.policy_path(), record=not self.read_only)
+        if self.read_only:  # a reader's sighting still reaches the registry (canon/registry/live_policy.py)
+            remember_from_reader(self.paths.canon_db, self.con, self.policy_path(), policy)
+        return policy
 
     def metric_engine(self):
         """The semantic-layer path for metric values, when the dbt artifacts and warehouse exist."""

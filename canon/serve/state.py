@@ -56,7 +56,9 @@ class ServedState:
     @contextmanager
     def session(self) -> Iterator[Session]:
         with self._lock:
-            ws = Workspace.open(self.home)
+            # Read-only, from the writers' snapshot: calls never take canon.duckdb's write lock, so a
+            # Dagster run can publish meanwhile (docs/design.md, "Concurrent readers").
+            ws = Workspace.open(self.home, read_only=True)
             try:
                 yield self._refresh(ws)
             finally:

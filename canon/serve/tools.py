@@ -57,7 +57,7 @@ def _logged(s: Session, p: Principal, resp: Response) -> dict[str, Any]:
     if not resp.index_revision and s.ctx.retriever is not None:
         resp.index_revision = s.ctx.retriever.revision_id
     resp.policy_revision = resp.policy_revision or s.policy.revision
-    answer_log.record(s.ws.con, resp, principal=p.name, transport=p.transport)
+    answer_log.AnswerLogFile(s.ws.paths.answer_log_file).record(resp, principal=p.name, transport=p.transport)
     return resp.to_json_dict()
 
 
@@ -236,13 +236,10 @@ def explain_answer(s: Session, p: Principal, answer_id: str) -> dict[str, Any]:
     not_yours = CanonInputError("answer_id", "no answer with this id was given to you")
     if not _UUID.match(answer_id):
         raise not_yours
-    rows = s.ws.con.execute(
-        "SELECT answer_id, asked_at, action, as_of, index_revision, policy_revision, resolver_version, "
-        "cited_json, transport FROM answer_log WHERE answer_id = ? AND principal = ?",
-        [answer_id, p.name]).fetchall()
-    if not rows:
+    row = answer_log.AnswerLogFile(s.ws.paths.answer_log_file).given(answer_id, p.name)
+    if row is None:
         raise not_yours
-    aid, asked_at, action, as_of, index_rev, policy_rev, resolver, cited_json, transport = rows[0]
+    aid, asked_at, action, as_of, index_rev, policy_rev, resolver, cited_json, transport = row
     by_id = {d.doc_id: d for d in s.ctx.docs}
     cited = [c for c in json.loads(cited_json)
              if c["doc_id"] in by_id and visible(by_id[c["doc_id"]], p.role, s.policy)]

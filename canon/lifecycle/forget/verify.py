@@ -17,6 +17,7 @@ from typing import Any, Iterator
 import duckdb
 from lancedb.query import MatchQuery, PhraseQuery
 
+from canon.ask.answer_log import AnswerLogFile
 from canon.core.config import CanonPaths
 from canon.core.db import has_table, sql_list
 from canon.index import lance
@@ -238,6 +239,9 @@ def verify(con: duckdb.DuckDBPyConnection, paths: CanonPaths, doc_id: str, chunk
     step = timings or StepTimer({})
     with step("verify_duckdb"):
         f_db, src_db, info_db = _verify_duckdb(con, doc_id, chunk_ids, probes)
+        # answers `canon ask` logged to its own file keep their citations by id too
+        info_db["answer_log_citations_kept"] = info_db.get("answer_log_citations_kept", 0) + len(
+            AnswerLogFile(paths.answer_log_file).citing(doc_id))
     with step("verify_lancedb"):
         f_lance, info_lance = _verify_lancedb(con, paths.lancedb_dir, doc_id, chunk_ids, probes, embedder)
     corpus_root = registry.get_setting(con, "corpus_root") if has_table(con, "settings") else None
