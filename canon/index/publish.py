@@ -1,5 +1,9 @@
 """The LanceDB chunk index, published as revisions recorded in DuckDB.
 
+One module on purpose: repair, publish and cleanup are one protocol over the same lock,
+outbox and checkpoints, and read in order they explain each other (LanceDB helpers:
+canon/index/lance.py; the revision rows: canon/index/revisions.py).
+
 One LanceDB table holds the served chunks. Every publish writes new LanceDB
 table versions and records the final one as an *index revision* in DuckDB
 (`index_revisions`): building -> ready, or failed. Queries pin the LanceDB

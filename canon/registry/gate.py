@@ -1,5 +1,9 @@
 """The contract gate: runs before any chunking (docs/design.md, "Enforcing the contract at the gate").
 
+One module on purpose: every reason a record can be refused, in the order it is checked, is
+the gate's contract with a person reading quarantine (id rules: canon/registry/identity.py;
+ownership across sources: canon/registry/claims.py).
+
 Every raw record is checked against its source's contract. A record that
 passes becomes a `Document`; one that fails goes to quarantine with ALL its
 reasons -- never silently dropped, never partly indexed. Read-level failures
