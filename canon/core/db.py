@@ -85,6 +85,17 @@ def snapshot_of(path: Path) -> Path:
     return path.with_name(f"{path.stem}.read{path.suffix}")
 
 
+def copy_database(con: duckdb.DuckDBPyConnection, target: Path, *, alias: str) -> None:
+    """A logical copy (COPY FROM DATABASE) of the database `con` is on into a new file
+    `target`: only live rows are written, so deleted rows leave no bytes behind."""
+    name = con.execute("SELECT current_database()").fetchall()[0][0]
+    con.execute(f"ATTACH {sql_literal(str(target))} AS {alias}")
+    try:
+        con.execute(f'COPY FROM DATABASE "{name}" TO {alias}')
+    finally:
+        con.execute(f"DETACH {alias}")
+
+
 def publish_snapshot(con: duckdb.DuckDBPyConnection, path: Path) -> Path:
     """Copy the database `con` holds for writing (at `path`) into its snapshot and swap
     it in atomically. A logical copy (COPY FROM DATABASE), so rows a deletion removed
@@ -94,12 +105,7 @@ def publish_snapshot(con: duckdb.DuckDBPyConnection, path: Path) -> Path:
     tmp = snap.with_name(f"{snap.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
     try:
-        name = con.execute("SELECT current_database()").fetchall()[0][0]
-        con.execute(f"ATTACH {sql_literal(str(tmp))} AS canon_snapshot")
-        try:
-            con.execute(f'COPY FROM DATABASE "{name}" TO canon_snapshot')
-        finally:
-            con.execute("DETACH canon_snapshot")
+        copy_database(con, tmp, alias="canon_snapshot")
         os.replace(tmp, snap)
     finally:
         tmp.unlink(missing_ok=True)

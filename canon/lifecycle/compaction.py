@@ -10,7 +10,7 @@ from typing import Any
 
 import duckdb
 
-from canon.core.db import Connect, opened, sql_literal
+from canon.core.db import Connect, copy_database, opened
 
 
 def compact_duckdb(connect: Connect, db_path: Path) -> dict[str, Any]:
@@ -26,12 +26,7 @@ def compact_duckdb(connect: Connect, db_path: Path) -> dict[str, Any]:
     tmp.unlink(missing_ok=True)
     with opened(connect) as con:
         con.execute("CHECKPOINT")
-        name = con.execute("SELECT current_database()").fetchall()[0][0]
-        con.execute(f"ATTACH {sql_literal(str(tmp))} AS canon_compact")
-        try:
-            con.execute(f'COPY FROM DATABASE "{name}" TO canon_compact')
-        finally:
-            con.execute("DETACH canon_compact")
+        copy_database(con, tmp, alias="canon_compact")
     wal = db_path.with_name(db_path.name + ".wal")
     try:
         probe = duckdb.connect(str(db_path), config={"custom_user_agent": "canon-compaction-probe"})
