@@ -10,6 +10,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from assets.keys import DBT_TABLE_KEYS, DEFINITIONS_KEY, EVAL_KEY, INDEX_KEY, REGISTRY_KEY
+from canon.core.clock import utcnow
 from canon.registry import checks as definition_checks
 from canon.registry import store as registry
 from canon.registry.build import build_registry
@@ -107,13 +108,9 @@ def evidence_registry(context: dg.AssetExecutionContext, canon_db: DuckDBResourc
         "kinds": dg.MetadataValue.json(dict(kinds)),
         "quarantine_reasons": dg.MetadataValue.md(reasons),
         "quarantine_open": held,
-        "quarantine_oldest_age_hours": round((_utcnow() - oldest).total_seconds() / 3600, 2) if oldest else 0.0,
+        "quarantine_oldest_age_hours": round((utcnow() - oldest).total_seconds() / 3600, 2) if oldest else 0.0,
         "corpus": str(paths.corpus_dir),
     })
-
-
-def _utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
 @dg.asset_check(asset=REGISTRY_KEY, name="quarantine_age", blocking=False,
@@ -123,7 +120,7 @@ def quarantine_age(canon_db: DuckDBResource) -> dg.AssetCheckResult:
         rows = con.execute(
             "SELECT source_uri, reasons, first_quarantined_at FROM quarantine WHERE released_at IS NULL "
             "ORDER BY first_quarantined_at").fetchall()
-    now = _utcnow()
+    now = utcnow()
     oldest_h = max(((now - r[2]).total_seconds() / 3600 for r in rows), default=0.0)
     return dg.AssetCheckResult(
         passed=oldest_h <= QUARANTINE_MAX_AGE_HOURS,

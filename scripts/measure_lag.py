@@ -19,7 +19,6 @@ Usage: .venv/bin/python scripts/measure_lag.py [--home DIR] [--corpus DIR] [--ke
 """
 
 import argparse
-import datetime as dt
 import json
 import os
 import shutil
@@ -31,9 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def _utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+from canon.core.clock import utcnow  # the repository root is on sys.path from here on
 
 
 def _copy_workspace(home: Path, corpus: Path, into: Path) -> tuple[Path, Path]:
@@ -91,11 +88,11 @@ def measure(home: Path, corpus: Path) -> dict:
         d_cursor = _tick(documents_sensor, instance, None)[1]
 
         # 1. policy edit -> sensor -> fast path -> revocation_lag green
-        revision = "measure-" + _utcnow().strftime("%Y%m%dT%H%M%SZ")
+        revision = "measure-" + utcnow().strftime("%Y%m%dT%H%M%SZ")
         (corpus / "policy.yml").write_text(
             f'revision: "{revision}"\nrevoke:\n  - role: contractor\n    object_id: "memo.finance.*"\n'
             f'  - role: finance_controller\n    object_id: "memo.finance.*"\n')
-        edited = _utcnow()
+        edited = utcnow()
         reqs, p_cursor = _tick(policy_sensor, instance, p_cursor)
         assert len(reqs) == 1, f"policy sensor asked for {len(reqs)} runs"
         assert _tick(policy_sensor, instance, p_cursor)[0] == [], "a second tick asked for another run"
@@ -116,9 +113,9 @@ def measure(home: Path, corpus: Path) -> dict:
 
         # 2. document edit -> sensor -> documents job -> index_revision_fresh green
         doc = corpus / "runbooks" / "month_end_revenue_close.md"
-        doc.write_text(doc.read_text() + f"\nMeasured at {_utcnow().isoformat(timespec='seconds')}Z: "
+        doc.write_text(doc.read_text() + f"\nMeasured at {utcnow().isoformat(timespec='seconds')}Z: "
                                          f"re-run the close checklist after any late credit note.\n")
-        edited = _utcnow()
+        edited = utcnow()
         reqs, d_cursor = _tick(documents_sensor, instance, d_cursor)
         assert len(reqs) == 1, f"documents sensor asked for {len(reqs)} runs"
         started = time.monotonic()
