@@ -74,6 +74,13 @@ def workspace(tmp_path):
     return {"home": home, "env": env, "tmp": tmp_path}
 
 
+def _hold_write_lock(env, home: Path, release: Path) -> subprocess.Popen:
+    """A process that rebuilds the registry and holds canon.duckdb's write lock until `release` exists."""
+    return subprocess.Popen([sys.executable, "-c", HOLD_WRITE_LOCK, str(home), str(CORPUS),
+                             str(ROOT / "contracts" / "knowledge.yml"), str(release)],
+                            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 def _canon(env, *args) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "canon.cli.main", *args], env=env, cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -131,9 +138,7 @@ def test_twenty_asks_resolves_and_lineages_while_a_writer_holds_the_registry(wor
                                "--role", "analyst", "--json")])[0]
     assert resolved[0] == 0, resolved[2]
     release = workspace["tmp"] / "release"
-    writer = subprocess.Popen([sys.executable, "-c", HOLD_WRITE_LOCK, str(home), str(CORPUS),
-                               str(ROOT / "contracts" / "knowledge.yml"), str(release)],
-                              env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    writer = _hold_write_lock(env, home, release)
     try:
         assert writer.stdout.readline().strip() == "holding", writer.stderr.read()
         # the writer really holds it: a plain read-only open of the live file fails
@@ -176,9 +181,7 @@ def test_a_lock_that_outlasts_the_wait_is_busy_exit_1_not_bad_input(workspace):
     env, home = dict(workspace["env"]), workspace["home"]
     db.snapshot_of(home / "canon.duckdb").unlink(missing_ok=True)
     release = workspace["tmp"] / "release"
-    writer = subprocess.Popen([sys.executable, "-c", HOLD_WRITE_LOCK, str(home), str(CORPUS),
-                               str(ROOT / "contracts" / "knowledge.yml"), str(release)],
-                              env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    writer = _hold_write_lock(env, home, release)
     try:
         assert writer.stdout.readline().strip() == "holding", writer.stderr.read()
         env["CANON_LOCK_WAIT_SECONDS"] = "1"
