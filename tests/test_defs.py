@@ -117,3 +117,19 @@ def test_resources_follow_the_environment_by_name(loaded, monkeypatch):
     assert now.corpus_dir == DEFAULT_CORPUS.resolve() and now.policy_file == DEFAULT_CORPUS.resolve() / "policy.yml"
     monkeypatch.setenv("CANON_POLICY", os.fspath(Path("/tmp/elsewhere/policy.yml")))
     assert paths_from_env().policy_file == Path("/tmp/elsewhere/policy.yml")
+
+
+def test_the_jobs_embed_with_the_embedder_the_environment_names(loaded, monkeypatch):
+    """CANON_EMBEDDER (and the model/backend variables) reach the Dagster resource the
+    index and eval assets embed with, as they reach `canon ask`: a run that ignored
+    them would publish vectors from another model than the CLI queries with."""
+    from canon.index.embedding.hashing import HashingEmbedder
+    from canon.index.embedding.onnx import OnnxInt8Embedder
+
+    _, defs = loaded
+    resource = defs.resources["embedder"]
+    for var in ("CANON_EMBEDDER", "CANON_EMBEDDING_MODEL", "CANON_EMBEDDING_BACKEND"):
+        monkeypatch.delenv(var, raising=False)
+    assert isinstance(resource.get_embedder(), OnnxInt8Embedder)
+    monkeypatch.setenv("CANON_EMBEDDER", "hashing")
+    assert isinstance(resource.get_embedder(), HashingEmbedder)
