@@ -10,6 +10,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from assets.keys import DBT_TABLE_KEYS, DEFINITIONS_KEY, EVAL_KEY, INDEX_KEY, REGISTRY_KEY
+from canon.ask.understanding import catalog_store
 from canon.core.clock import utcnow
 from canon.registry import checks as definition_checks
 from canon.registry import store as registry
@@ -97,6 +98,7 @@ def evidence_registry(context: dg.AssetExecutionContext, canon_db: DuckDBResourc
                 con, corpus=paths.corpus_dir, corpus_contract=corpus_contract, dbt_documents=dbt_docs,
                 dbt_contract=dbt_contract, run_id=context.run.run_id, today=dt.date.today(),
             )
+            catalog_store.refresh_catalog(con)   # what a new `canon ask` process matches against
             kinds = con.execute(
                 "SELECT kind, count(*) FROM documents WHERE deleted_at IS NULL GROUP BY 1 ORDER BY 1").fetchall()
             held, oldest = con.execute(

@@ -4,6 +4,7 @@ the CLI, the evaluation and the Dagster eval asset."""
 import functools
 import os
 from pathlib import Path
+from typing import Callable
 
 import duckdb
 
@@ -11,7 +12,6 @@ from canon.ask.answer_log import AnswerLogFile
 from canon.ask.pipeline import AskContext, Retriever
 from canon.core.errors import CanonInputError
 from canon.index import revisions as index_store
-from canon.index import search as index_search
 from canon.index import served as index_served
 from canon.index.config import recorded_embedder
 from canon.index.embedding.factory import (
@@ -63,8 +63,12 @@ def make_embedder(kind: str | None = None, model_path: str | None = None, backen
     return default_embedder(check_backend(backend or DEFAULT_BACKEND))
 
 
-def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: list[Document],
-                    embedder=None) -> Retriever | None:
+def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: list[Document] | None,
+                    embedder=None, *, doc_of: Callable[[str], Document | None] | None = None) -> Retriever | None:
+    """`docs`: the registry's documents, whose served chunks are looked up once; or
+    None and `doc_of` (doc_id -> its document), for a context that holds only some
+    documents (canon/ask/scope.py): each cited document's chunks are then looked up
+    when it is cited."""
     if not index_store.has_schema(con):
         return None
     rev = index_store.served_revision(con)
@@ -72,14 +76,19 @@ def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: lis
         return None
     emb = embedder or embedder_for(rev["embedding_model_id"], con)
     # The stale-index rule shared with the index_revision_fresh check (canon/index/served.py).
-    indexed = index_served.indexed_versions(con, rev["revision_id"])
-    by_id = {d.doc_id: d for d in docs}
+    if docs is not None:
+        indexed = index_served.indexed_versions(con, rev["revision_id"])
+        by_id = {d.doc_id: d for d in docs}
+        held_of, doc_of = indexed.get, by_id.get
+    else:
+        def held_of(doc_id: str):
+            return index_served.indexed_versions(con, rev["revision_id"], doc_ids=[doc_id]).get(doc_id)
 
     def chunks_of(doc_id: str, content_hash: str) -> list[str]:
         # Only when the served revision holds the registry's live text: otherwise
         # the evidence was read live from the registry (stale index).
-        doc = by_id.get(doc_id)
-        held = indexed.get(doc_id)
+        doc = doc_of(doc_id)
+        held = held_of(doc_id)
         if doc is None or index_served.stale_reason(doc, held) is not None:
             return []
         return list(held.chunk_ids)
@@ -87,11 +96,19 @@ def build_retriever(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: lis
     return Retriever(
         # Every query of this retriever searches the revision it reports (`revision_id`, the one
         # `chunks_of` reads): pinned once here, so no DuckDB read per query.
-        search=functools.partial(index_search.search, lancedb_dir, con, revision=rev),
+        search=functools.partial(_search, lancedb_dir, con, revision=rev),
         embed_query=lambda text: emb.embed([text])[0],
         revision_id=rev["revision_id"],
         chunks_of=chunks_of,
     )
+
+
+def _search(*args, **kwargs):
+    # Imported at the first search: most questions name their object and never retrieve,
+    # and `import lancedb` is a second of a new `canon ask` process.
+    from canon.index import search as index_search
+
+    return index_search.search(*args, **kwargs)
 
 
 def ask_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: list[Document], policy: Policy, *,

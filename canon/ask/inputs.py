@@ -29,11 +29,14 @@ def known_roles(docs: Iterable, policy: Policy) -> set[str]:
     return roles
 
 
-def require_known_role(role: str, docs: Iterable, policy: Policy) -> str:
-    """The role, if Canon knows it; the error does not list the known roles."""
+def require_known_role(role: str, docs: Iterable, policy: Policy, *, document_roles: set[str] | None = None) -> str:
+    """The role, if Canon knows it; the error does not list the known roles.
+    `document_roles`: the roles the documents list, when the caller read them
+    without loading the documents (canon/ask/scope.py, `registry_roles`)."""
     if not role or not role.strip():
         raise CanonInputError("--role", "the role is empty")
-    if role not in known_roles(docs, policy):
+    known = known_roles(docs, policy) if document_roles is None else known_roles((), policy) | document_roles
+    if role not in known:
         raise CanonInputError("--role", f"unknown role {role!r}: no document's allowed_roles nor the policy "
                                         "names it (check the spelling)")
     return role

@@ -13,8 +13,11 @@ from canon.models.documents import Document
 from canon.registry.temporal import resolve_revision
 
 _EDGE = re.compile(r"([A-Za-z_][\w.]*\w)\s*->\s*([A-Za-z_][\w.]*\w)")
+# The source starts where its run of [\w.] starts (the lookbehind), less any leading digits
+# or dots: the same source the unanchored pattern finds, without retrying every position
+# inside every word (which made a snapshot's scan quadratic in its word lengths).
 _OBS_SENTENCE = re.compile(
-    r"(?P<source>[A-Za-z_][\w.]*)\s+max_loaded_at\s+(?P<ts>\d{4}-\d{2}-\d{2}T[\d:]+(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)"
+    r"(?<![\w.])(?:[^\WA-Za-z_]|\.)*(?P<source>[A-Za-z_][\w.]*)\s+max_loaded_at\s+(?P<ts>\d{4}-\d{2}-\d{2}T[\d:]+(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)"
     r",?\s+SLA\s+(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>hours?|h|minutes?|min)", re.I)
 _OBSERVED_AT = re.compile(r"Observed at\s+(\d{4}-\d{2}-\d{2}T[\d:]+(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)", re.I)
 

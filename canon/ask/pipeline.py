@@ -156,6 +156,21 @@ class AskContext:
             view.fresh = FreshnessIndex(snaps, observed, by_family, by_source)
         return view.fresh
 
+    # Hooks where the pipeline reaches documents beyond those its question named: no-ops
+    # here, where `docs` is the whole registry; canon/ask/scope.py loads them as reached.
+    def ensure_concept(self, object_id: str) -> None:
+        """Every revision of `object_id` and what they link to are in `docs`."""
+
+    def ensure_hits(self, doc_ids: list[str]) -> None:
+        """Every revision of the objects these retrieved documents belong to is in `docs`."""
+
+    def ensure_freshness(self, concept: str, sources: set[str]) -> None:
+        """The freshness snapshots of the concept's family or observing one of `sources` are in `docs`."""
+
+    def revoked_for(self, role: str) -> list[str]:
+        """Doc ids the ACL admits `role` to and the live policy revokes."""
+        return revoked_doc_ids(self.docs, role, self.policy)
+
     def view(self, role: str) -> RoleView:
         """The role's visible set under the live policy (read on every question:
         a new policy revision or changed rules take effect on the next question)."""
@@ -168,7 +183,7 @@ class AskContext:
             for d in shown:
                 by_kind.setdefault(d.kind, []).append(d)
             shown_ids = {d.doc_id for d in shown}
-            revoked = revoked_doc_ids(self.docs, role, self.policy)
+            revoked = self.revoked_for(role)
             v = RoleView(role=role, policy_key=key[1], shown=shown, shown_ids=shown_ids,
                          shown_objects={d.object_id: d for d in shown}, by_kind=by_kind,
                          by_id={d.doc_id: d for d in shown}, revoked=revoked)
@@ -202,7 +217,6 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
         timings.mark("authorize", t)
         return resp
     view = ctx.view(role)
-    shown_ids = view.shown_ids
     t = timings.mark("authorize", t)
     parsed = parse_question(question, ctx.catalog, as_of)
     t = timings.mark("parse", t)
@@ -214,7 +228,7 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
     resp.policy_revision = ctx.policy.revision
     resp.index_revision = ctx.retriever.revision_id if ctx.retriever else ""
     _attach_chunks(ctx, resp)
-    _assert_no_leak(resp, shown_ids)
+    _assert_no_leak(resp, ctx.view(role).shown_ids)   # the view as it ends: the pipeline may have read more
     _log_answer(ctx, resp)
     timings.mark("compose", t)
     return resp
@@ -269,6 +283,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             return abstention
         t = time.perf_counter()   # retrieve and constrain are timed by _discover
 
+    ctx.ensure_concept(concept)
+    view = ctx.view(role)
+    by_object, shown = ctx.by_object, view.shown
     if p.intent == "freshness":
         resp = _freshness(ctx, p, role, concept, view)
         timings.mark("resolve", t)
@@ -391,8 +408,10 @@ def _retrieve(ctx: AskContext, text: str, role: str, k: int = 10) -> list:
     revoked = ctx.view(role).revoked
     vector = r.embed_query(text) if r.embed_query else None
     # Evidence text comes from the registry, never from the index: ids are all ask reads.
-    return r.search(text, vector, role=role, exclude_doc_ids=revoked, k=k,
+    hits = r.search(text, vector, role=role, exclude_doc_ids=revoked, k=k,
                     mode="hybrid" if vector is not None else "fts", columns=RETRIEVE_COLUMNS)
+    ctx.ensure_hits([h.doc_id for h in hits])
+    return hits
 
 
 def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
@@ -403,7 +422,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
     t = time.perf_counter()
     hits = _retrieve(ctx, p.text, role, k=10)
     t = timings.mark("retrieve", t)
-    by_id = view.by_id
+    by_id = ctx.view(role).by_id   # after retrieval: what it reached is in the view
     ordered: list[Document] = []
     for h in hits:
         d = by_id.get(h.doc_id)
@@ -426,13 +445,14 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
 def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, view: RoleView) -> Response:
     """The newest visible freshness snapshot of the concept (its family, or one of
     its raw sources); `calculate.freshness` does the arithmetic."""
-    fx = ctx.freshness_index(view)
     concept_docs = [d for d in ctx.by_object.get(concept, []) if d.doc_id in view.shown_ids]
     sources: set[str] = set()
     for d in concept_docs:
         lin = links.linked(d, view.kind_index("lineage"), p.as_of or d.valid_from, by_id=view.by_id)
         if lin is not None:
             sources |= set(links.raw_sources_from_edges(links.lineage_edges_from_text(lin)))
+    ctx.ensure_freshness(concept, sources)
+    fx = ctx.freshness_index(ctx.view(role))
     # Snapshots of the concept's family or observing one of its raw sources, in document order.
     hit = set(fx.by_family.get(links._family(concept), ()))
     for src in sources:

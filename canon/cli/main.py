@@ -71,6 +71,8 @@ def _ask_command(args: argparse.Namespace) -> int:
     from canon.ask.context import ask_context
     from canon.ask.inputs import require_known_role, require_question
     from canon.ask.pipeline import ask
+    from canon.ask.scope import registry_roles, scoped_context
+    from canon.ask.understanding.catalog_store import catalog_is_current
     from canon.ask.understanding.parse import check_question
     from canon.registry.workspace import Workspace
 
@@ -79,11 +81,20 @@ def _ask_command(args: argparse.Namespace) -> int:
     day = parse_as_of(args.as_of)
     ws = Workspace.open(read_only=True)  # the answer goes to its own log, not canon.duckdb
     try:
-        docs, policy = ws.documents(), ws.policy()
-        require_known_role(args.role, docs, policy)
+        policy = ws.policy()
+        log = AnswerLogFile(ws.paths.answer_log_file)
+        # A new process reads what its question needs (canon/ask/scope.py), unless the stored
+        # catalog is older than the registry: then every document, as the warm server does.
+        if catalog_is_current(ws.con):
+            require_known_role(args.role, (), policy, document_roles=registry_roles(ws.con))
+            ctx = scoped_context(ws.con, ws.paths.lancedb_dir, args.question, args.role, policy,
+                                 metric_values=ws.metric_engine(), answer_store=log, catalog_checked=True)
+        else:
+            docs = ws.documents()
+            require_known_role(args.role, docs, policy)
+            ctx = ask_context(ws.con, ws.paths.lancedb_dir, docs, policy, metric_values=ws.metric_engine(),
+                              answer_store=log)
         _warn_unavailable(policy)
-        ctx = ask_context(ws.con, ws.paths.lancedb_dir, docs, policy, metric_values=ws.metric_engine(),
-                          answer_store=AnswerLogFile(ws.paths.answer_log_file))
         resp = ask(ctx, args.question, args.role, day)
     finally:
         ws.close()

@@ -298,6 +298,18 @@ CREATE TABLE IF NOT EXISTS dbt_artifact_revisions (
 """
 
 
+# The object catalog of the ask path, derived from `documents` by
+# canon/ask/understanding/catalog_store.py (`refresh_catalog`), which explains each table.
+ASK_CATALOG_DDL = (
+    """CREATE TABLE IF NOT EXISTS ask_catalog_names (
+        object_id VARCHAR NOT NULL, name VARCHAR NOT NULL, exact BOOLEAN NOT NULL, core VARCHAR,
+        core_words VARCHAR[] NOT NULL, n_core_words INTEGER NOT NULL, n_words INTEGER NOT NULL)""",
+    "CREATE TABLE IF NOT EXISTS ask_catalog_cores (core_id BIGINT NOT NULL, core VARCHAR NOT NULL, len BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS ask_catalog_bigrams (core_id BIGINT NOT NULL, bigram VARCHAR NOT NULL, k BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS ask_catalog_words (word VARCHAR NOT NULL, stem VARCHAR NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS ask_catalog_tokens (object_id VARCHAR NOT NULL, token VARCHAR NOT NULL)",
+)
+
 def ensure_registry(con: duckdb.DuckDBPyConnection) -> None:
     """documents, document_versions, quarantine, settings, definitions (+ the as-of macro)."""
     con.execute(REGISTRY_DDL)
@@ -342,3 +354,8 @@ def ensure_migrations(con: duckdb.DuckDBPyConnection) -> None:
 
 def ensure_dbt_artifact_revisions(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(DBT_ARTIFACT_REVISIONS_DDL)
+
+
+def ensure_ask_catalog(con: duckdb.DuckDBPyConnection) -> None:
+    for stmt in ASK_CATALOG_DDL:
+        con.execute(stmt)

@@ -17,7 +17,6 @@ from typing import Any, Iterable, Mapping
 
 import duckdb
 
-from canon.index import lance
 from canon.index.revisions import get_revision, has_schema, served_revision
 from canon.models.documents import Document
 from canon.registry.store import version_of
@@ -36,18 +35,20 @@ def revision(con: duckdb.DuckDBPyConnection, revision_id: str | None) -> dict[st
     return get_revision(con, revision_id) if revision_id else served_revision(con)
 
 
-def indexed_versions(con: duckdb.DuckDBPyConnection, revision_id: str | None = None) -> dict[str, IndexedDoc]:
+def indexed_versions(con: duckdb.DuckDBPyConnection, revision_id: str | None = None, *,
+                     doc_ids: list[str] | None = None) -> dict[str, IndexedDoc]:
     """doc_id -> what the given (default: served) index revision holds of it,
     from the chunk/embedding lineage in DuckDB (no LanceDB read: cheap enough
-    for every query)."""
+    for every query); only of `doc_ids` when given."""
     rev = revision(con, revision_id)
     if rev is None:
         return {}
+    only = "" if doc_ids is None else " AND c.doc_id IN (SELECT unnest(?))"
     rows = con.execute(
-        """SELECT c.doc_id, list(DISTINCT c.doc_version), list(c.chunk_id ORDER BY c.span_start, c.chunk_id)
+        f"""SELECT c.doc_id, list(DISTINCT c.doc_version), list(c.chunk_id ORDER BY c.span_start, c.chunk_id)
            FROM embedding_lineage e JOIN chunk_lineage c USING (chunk_id)
-           WHERE e.index_revision = ? GROUP BY 1""",
-        [rev["revision_id"]],
+           WHERE e.index_revision = ?{only} GROUP BY 1""",
+        [rev["revision_id"]] + ([list(doc_ids)] if doc_ids is not None else []),
     ).fetchall()
     return {r[0]: IndexedDoc(frozenset(r[1]), tuple(r[2])) for r in rows}
 
@@ -76,6 +77,8 @@ def stale_doc_ids(con: duckdb.DuckDBPyConnection, docs: Iterable[Document], *,
 
 def served_table(lancedb_dir: str | Path, rev: Mapping[str, Any], columns: list[str]):
     """The served revision's LanceDB rows (selected columns) as an Arrow table."""
+    from canon.index import lance  # LanceDB only for the served table itself: the rest is DuckDB
+
     tbl = lance.connect(lancedb_dir).open_table(rev["lance_table"])
     tbl.checkout(int(rev["lance_version"]))
     return tbl.search().select(columns).limit(None).to_arrow()

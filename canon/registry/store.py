@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 import duckdb
 import pyarrow as pa
@@ -20,7 +20,7 @@ from canon.core import schema
 from canon.core.clock import utcnow
 from canon.core.db import connect  # noqa: F401  (registry.connect: the Canon database)
 from canon.core.ids import doc_version as make_doc_version
-from canon.models.documents import Document
+from canon.models.documents import Document, Status
 
 ensure_schema = schema.ensure_registry   # the registry's tables: canon/core/schema.py
 
@@ -183,6 +183,63 @@ def load_documents(
             source_revision=r[15], metadata=json.loads(r[16]),
         ))
     return out
+
+
+class StoredDocument(Document):
+    """A registry row whose text is read from the registry when first used
+    (`load_document_heads`): a question that loads a thousand documents to
+    decide which one it is about reads the text of the few it cites."""
+
+    def __getattr__(self, name: str):
+        if name == "text":
+            text = self.__pydantic_private__["_text_of"](self.doc_id)
+            self.__dict__["text"] = text   # frozen model: cached where the field would be
+            return text
+        return super().__getattr__(name)
+
+
+_FIELDS_SET = frozenset(Document.model_fields)
+_TEXT_BATCH = 500   # texts read per query when a loop over lazily read documents reaches them
+_HEAD_COLUMNS = ("doc_id, object_id, kind, title, status, authority, version, valid_from, valid_to, allowed_roles, "
+                 "supersedes, content_hash, source_uri, source_system, source_revision, metadata_json")
+
+
+def _stored(r: tuple, text_of: Callable[[str], str]) -> StoredDocument:
+    # Rows were validated when they were written (sync_documents); building the model
+    # without re-validating is what keeps loading thousands of them cheap.
+    doc = StoredDocument.__new__(StoredDocument)
+    object.__setattr__(doc, "__dict__", {
+        "doc_id": r[0], "object_id": r[1], "kind": r[2], "title": r[3], "status": Status(r[4]), "authority": r[5],
+        "version": r[6], "valid_from": r[7], "valid_to": r[8], "allowed_roles": tuple(r[9]), "supersedes": r[10],
+        "content_hash": r[11], "source_uri": r[12], "source_system": r[13], "source_revision": r[14],
+        "metadata": json.loads(r[15])})
+    object.__setattr__(doc, "__pydantic_fields_set__", set(_FIELDS_SET))
+    object.__setattr__(doc, "__pydantic_extra__", None)
+    object.__setattr__(doc, "__pydantic_private__", {"_text_of": text_of})
+    return doc
+
+
+def load_document_heads(con: duckdb.DuckDBPyConnection, where: str, params: list) -> list[StoredDocument]:
+    """The live documents matching `where` (SQL over the documents table), ordered by
+    doc_id as `load_documents` orders them, each reading its text from `con` when it
+    is first used (so `con` must stay open while they are)."""
+    rows = con.execute(f"SELECT {_HEAD_COLUMNS} FROM documents WHERE deleted_at IS NULL AND ({where}) "
+                       "ORDER BY doc_id", params).fetchall()
+    order = [r[0] for r in rows]
+    position = {doc_id: i for i, doc_id in enumerate(order)}
+    fetched: dict[str, str] = {}
+
+    def text_of(doc_id: str) -> str:
+        # A loop over these documents reads their texts in order: fetch the next batch at once.
+        if doc_id not in fetched:
+            i = position[doc_id]
+            batch = order[i:i + _TEXT_BATCH]
+            fetched.clear()
+            fetched.update(con.execute("SELECT doc_id, text FROM documents WHERE doc_id IN (SELECT unnest(?))",
+                                       [batch]).fetchall())
+        return fetched.pop(doc_id)
+
+    return [_stored(r, text_of) for r in rows]
 
 
 def sync_quarantine(

@@ -16,6 +16,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from canon.ask.understanding import catalog_store
 from canon.core.config import CanonPaths
 from canon.core.db import has_table
 from canon.index import lance
@@ -47,6 +48,9 @@ def clear_registry(con: duckdb.DuckDBPyConnection, doc_id: str, now: dt.datetime
         if has_table(con, "index_row_memo"):
             out["row_memo_deleted"] = con.execute(
                 "DELETE FROM index_row_memo WHERE doc_id = ?", [doc_id]).fetchall()[0][0]
+    if has_table(con, "ask_catalog_names"):
+        # The stored catalog holds the document's title words: rebuilt without it.
+        out["ask_catalog_objects"] = catalog_store.refresh_catalog(con)
     return out
 
 def clear_lineage(con: duckdb.DuckDBPyConnection, doc_id: str, chunk_ids: list[str],

@@ -1,0 +1,204 @@
+"""A question answered from the documents it needs, read from the registry
+as the pipeline reaches them, instead of from the whole registry loaded
+first: what lets a new `canon ask` process answer at any registry size
+(docs/design.md, "Scoped asks").
+
+`ScopedAskContext` is an `AskContext` whose `docs` start as the revisions of
+the objects the question can name (`catalog_store.candidate_objects`, a
+superset of what matching can return) and grow at the pipeline's hooks:
+
+- `ensure_concept(object_id)` once an object is chosen: every revision of it
+  and every model-schema and lineage document a revision can link to (named
+  in its text, of its family, or linked explicitly in its metadata);
+- `ensure_hits(doc_ids)` after retrieval: every revision of the objects hit;
+- named sources: every document of the kinds (or, for a draft or proposal,
+  the statuses) the question names; a source named by no kind ("the doc
+  says") loads the registry;
+- `ensure_freshness(concept, sources)` on a freshness question: the snapshots
+  of the concept's family or observing one of its raw sources.
+
+What the full load decides from documents outside that set stays global:
+which tokens are distinctive (the stored catalog), which roles exist and
+which documents the live policy revokes (SQL over the registry). The
+documents are kept in doc_id order, the full load's order, so every tie
+breaks the same way; tests/test_scoped_ask.py checks that each gold case gets
+the same response both ways.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import duckdb
+
+from canon.ask.context import build_retriever
+from canon.ask.links import _family
+from canon.ask.pipeline import AskContext
+from canon.ask.understanding import catalog_store
+from canon.ask.understanding.match import object_catalog
+from canon.ask.understanding.parse import extract_named_sources
+from canon.models.documents import Document
+from canon.registry import store as registry
+from canon.registry.policy import Policy
+
+_LINKED_KINDS = ("model_schema", "lineage")
+_LINK_KEYS = ("model_doc_id", "lineage_doc_id")
+
+
+def registry_roles(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Every role a live document's allowed_roles lists (canon/ask/inputs.py, `known_roles`)."""
+    return {r[0] for r in con.execute(
+        "SELECT DISTINCT unnest(allowed_roles) FROM documents WHERE deleted_at IS NULL").fetchall()}
+
+
+@dataclass
+class ScopedAskContext(AskContext):
+    scope_con: duckdb.DuckDBPyConnection | None = None
+    _objects: set[str] = field(default_factory=set, repr=False)       # objects whose revisions are all loaded
+    _kinds: set[str] = field(default_factory=set, repr=False)         # kinds whose documents are all loaded
+    _concepts: set[str] = field(default_factory=set, repr=False)      # objects whose links are loaded
+    _everything: bool = field(default=False, repr=False)
+    _distinctive: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    _revoked: dict[tuple, list[str]] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------ growing the set
+
+    def _add(self, docs: Iterable[Document]) -> None:
+        have = {d.doc_id for d in self.docs}
+        new = [d for d in docs if d.doc_id not in have]
+        if new:
+            self.docs = sorted([*self.docs, *new], key=lambda d: d.doc_id)
+            self._distinctive.update(catalog_store.distinctive_of(
+                self.scope_con, {d.object_id for d in new} - set(self._distinctive)))
+
+    def _load(self, where: str, params: list) -> list[Document]:
+        """Every revision of each object one of whose documents matches `where`: an object's
+        catalog entry (its names, its kinds) is built from all of them, as in the full load."""
+        return registry.load_document_heads(
+            self.scope_con, f"object_id IN (SELECT object_id FROM documents WHERE deleted_at IS NULL AND ({where}))",
+            params)
+
+    def ensure_objects(self, object_ids: Iterable[str]) -> None:
+        wanted = sorted(set(object_ids) - self._objects)
+        if wanted and not self._everything:
+            self._add(self._load("object_id IN (SELECT unnest(?))", [wanted]))
+        self._objects.update(wanted)
+
+    def ensure_hits(self, doc_ids: Iterable[str]) -> None:
+        ids = sorted(set(doc_ids))
+        if not ids or self._everything:
+            return
+        objects = [r[0] for r in self.scope_con.execute(
+            "SELECT DISTINCT object_id FROM documents WHERE doc_id IN (SELECT unnest(?))", [ids]).fetchall()]
+        self.ensure_objects(objects)
+
+    def ensure_kinds(self, kinds: Iterable[str]) -> None:
+        wanted = sorted(set(kinds) - self._kinds)
+        if wanted and not self._everything:
+            self._add(self._load("kind IN (SELECT unnest(?))", [wanted]))
+        self._kinds.update(wanted)
+
+    def ensure_statuses(self, statuses: Iterable[str]) -> None:
+        if not self._everything:
+            self._add(self._load("status IN (SELECT unnest(?))", [sorted(set(statuses))]))
+
+    def ensure_everything(self) -> None:
+        if not self._everything:
+            self._add(self._load("true", []))
+            self._everything = True
+
+    def ensure_concept(self, object_id: str) -> None:
+        """Every revision of the object and every document `links.linked` can reach from one."""
+        if object_id in self._concepts:
+            return
+        self._concepts.add(object_id)
+        self.ensure_objects([object_id])
+        if self._everything or set(_LINKED_KINDS) <= self._kinds:
+            return
+        revisions = [d for d in self.docs if d.object_id == object_id]
+        texts = "\n".join(d.text for d in revisions)
+        explicit = sorted({str(d.metadata[k]) for d in revisions for k in _LINK_KEYS if d.metadata.get(k)})
+        families = sorted({f"{fam[0]}\x1f{fam[1]}" for d in revisions if (fam := _family(d.object_id))})
+        objects = [r[0] for r in self.scope_con.execute(
+            "SELECT DISTINCT object_id FROM documents WHERE deleted_at IS NULL AND kind IN (SELECT unnest(?)) AND ("
+            " contains(?, object_id) OR doc_id IN (SELECT unnest(?))"
+            " OR (len(string_split(object_id, '.')) >= 3 AND split_part(object_id, '.', 2) || chr(31) || "
+            "     string_split(object_id, '.')[-1] IN (SELECT unnest(?))))",
+            [list(_LINKED_KINDS), texts, explicit, families]).fetchall()]
+        self.ensure_objects(objects)
+
+    def ensure_freshness(self, concept: str, sources: set[str]) -> None:
+        """Snapshots of the concept's family, or whose observations name one of `sources`
+        (in the text or the structured front matter: a superset of those `links.observations`
+        reads one from), which are the only ones `_freshness` can pick."""
+        if self._everything or "freshness_snapshot" in self._kinds:
+            return
+        fam = _family(concept)
+        family = ("(len(string_split(object_id, '.')) >= 3 AND split_part(object_id, '.', 2) = ? "
+                  "AND string_split(object_id, '.')[-1] = ?)") if fam else "false"
+        observing = "len([s FOR s IN ? IF contains(text, s) OR contains(metadata_json, s)]) > 0"
+        self._add(self._load(f"kind = 'freshness_snapshot' AND ({family} OR {observing})",
+                             [*(fam or ()), sorted(sources)]))
+
+    # ------------------------------------------------------------ what stays global
+
+    @property
+    def catalog(self):
+        self._fresh()
+        if self._catalog is None:
+            cat = object_catalog(self.docs)
+            cat.distinctive = {oid: set(toks) for oid, toks in self._distinctive.items() if oid in cat}
+            self._catalog = cat
+        return self._catalog
+
+    def revoked_for(self, role: str) -> list[str]:
+        """Doc ids the ACL admits `role` to and the live policy revokes, over the whole registry
+        (retrieval excludes them: a revoked document must not take a place in the top k)."""
+        key = (role, self.policy.visibility_key())
+        got = self._revoked.get(key)
+        if got is None:
+            got = []
+            if not self.policy.available or any(fnmatch.fnmatchcase(role, r.role) for r in self.policy.revoke):
+                rows = self.scope_con.execute(
+                    "SELECT doc_id, object_id FROM documents WHERE deleted_at IS NULL "
+                    "AND list_contains(allowed_roles, ?) ORDER BY doc_id", [role]).fetchall()
+                got = [doc_id for doc_id, object_id in rows if self.policy.revokes(role, doc_id, object_id)]
+            self._revoked[key] = got
+        return got
+
+
+def scoped_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, question: str, role: str, policy: Policy, *,
+                   embedder=None, metric_values=None, answer_store=None,
+                   catalog_checked: bool = False) -> ScopedAskContext | None:
+    """The context `role`'s question needs, or None when the stored catalog does not match
+    the registry (the caller then loads every document: `canon.ask.context.ask_context`).
+    `catalog_checked`: the caller has just seen `catalog_store.catalog_is_current` hold."""
+    if not catalog_checked and not catalog_store.catalog_is_current(con):
+        return None
+    ctx = ScopedAskContext(docs=[], policy=policy, con=con, scope_con=con, metric_values=metric_values,
+                           answer_store=answer_store)
+    candidates = catalog_store.candidate_objects(con, question)
+    if candidates is None:
+        ctx.ensure_everything()
+    else:
+        ctx.ensure_objects(candidates)
+    for ns in extract_named_sources(question):
+        if ns.kinds:
+            ctx.ensure_kinds(ns.kinds)
+        elif ns.statuses:
+            # A named draft is looked for among the drafts the role sees; with none, among
+            # everything it sees (canon/ask/pipeline.py, `_named_conflicts`).
+            ctx.ensure_statuses(ns.statuses)
+            if len([d for d in ctx.view(role).shown if d.status.value in ns.statuses]) < 2:
+                ctx.ensure_everything()
+        else:
+            ctx.ensure_everything()
+
+    def doc_of(doc_id: str) -> Document | None:
+        return next((d for d in ctx.docs if d.doc_id == doc_id), None)
+
+    ctx.retriever = build_retriever(con, lancedb_dir, None, embedder, doc_of=doc_of)
+    return ctx
