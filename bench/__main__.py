@@ -18,6 +18,9 @@ Sections (`--only limit,structural,...`):
               Target p95 <= 50 ms and <= 1.7x the bare query.
   metadata    python -m bench.metadata (bench/metadata.py, the 5,500-node manifest): <= 10 s, <= 1 GB.
   growth      one cold build (HashingEmbedder) at 1k / 10k / 50k documents: chunks, store sizes, rows.
+  cli         `canon ask` as a new process per question at --cli-docs documents (default 100000; one
+              cold build with the HashingEmbedder, reused while the corpus is unchanged): p95 wall
+              clock and peak RSS per process. Target < 3 s and < 300 MB (bench/cli_scale.py).
   peers       only with --peers: dbt-ml 0.8.0 and LlamaIndex via ../shared/bench/*/run_bench.sh on the
               peers' own corpus (gen_synth.py, same N and seed), against Canon on the same files
               (see bench/peers.py). Off by default so `make bench` from a fresh clone stays bounded;
@@ -50,7 +53,7 @@ from bench.settings import CHUNKS_PER_DOC, REPO, TODAY, canon_home
 from bench.timing import loadavg, log
 from bench.workdir import corpus_dir, working_copy
 
-SECTIONS = ("limit", "structural", "query", "metadata", "growth", "peers")
+SECTIONS = ("limit", "structural", "query", "metadata", "growth", "cli", "peers")
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
@@ -69,8 +72,9 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argpars
     ap.add_argument("--peer-docs-llamaindex", type=int, default=1000)
     ap.add_argument("--peer-reps", type=int, default=1)
     ap.add_argument("--peers-which", default="llamaindex,dbtml", help="comma-separated: llamaindex,dbtml")
+    ap.add_argument("--cli-docs", type=int, help="documents for the cli section (default 100000)")
     ap.add_argument("--ann", action="store_true", help="also probe an IVF_HNSW_SQ vector index on the large table")
-    ap.add_argument("--only", help="comma-separated sections: limit,structural,query,metadata,growth,peers")
+    ap.add_argument("--only", help="comma-separated sections: limit,structural,query,metadata,growth,cli,peers")
     ap.add_argument("--profile", action="store_true", help="run the cases under cProfile (slower; profiles go "
                                                            "to $CANON_HOME/bench/profiles/)")
     ap.add_argument("--out", help="results JSON (default $CANON_HOME/bench/results.json)")
@@ -177,6 +181,16 @@ def main(argv: list[str] | None = None) -> int:
             raw["growth"] = runs
             figures.figures_growth(F, runs)
         guarded("growth", s_growth)
+
+    if "cli" in sections:
+        def s_cli():
+            n = a.cli_docs or (300 if q else 100000)
+            c = corpus_dir(work, n, a.seed, a.synth_share)
+            r = run_child("cli", {"corpus": str(c), "ws": str(work / f"cli-{n}"), "questions": 6 if q else 20,
+                                  "seed": a.seed})
+            raw["cli"] = r
+            figures.figures_cli(F, r)
+        guarded("cli", s_cli)
 
     if "peers" in sections and a.peers:
         guarded("peers", lambda: peers.run(F, raw, run_child=run_child, work=work, home=home, seed=a.seed,

@@ -8,7 +8,7 @@ from typing import Any
 
 from bench.report import Figures
 from bench.settings import STAGES
-from bench.timing import median
+from bench.timing import median, pct
 
 
 def figures_limit(F: Figures, r: dict[str, Any], real: bool) -> None:
@@ -202,3 +202,25 @@ def figures_metadata(F: Figures, m: dict[str, Any], load: list[float]) -> None:
         F.add(f"metadata.{name}_s", S, f"{name} ({c['manifest_mb']} MB manifest)", [c["median_s"]], "s", "<= 10 s",
               c["ok"], load=load, rss=c["peak_rss_mb"], note=f"peak RSS {c['peak_rss_mb']:.0f} MB")
 
+
+
+def figures_cli(F: Figures, r: dict[str, Any]) -> None:
+    S = "7 cli"
+    runs = r["runs"]
+    walls = [x["wall_s"] for x in runs]
+    rss = [x["rss_mb"] for x in runs]
+    failed = [x for x in runs if x["exit"] != 0]
+    actions: dict[str, int] = {}
+    for x in runs:
+        actions[str(x["action"])] = actions.get(str(x["action"]), 0) + 1
+    n = r["documents"]
+    note = f"{len(runs)} questions, actions " + ", ".join(f"{k} {v}" for k, v in sorted(actions.items()))
+    if r.get("build"):
+        note += f"; cold build {r['build']['total_s']:.0f} s ({r['build']['chunks']} chunks)"
+    F.add("cli.ask_p95_s", S, f"`canon ask` as a new process at {n} docs: p95 wall", [pct(walls, 95)], "s",
+          "< 3 s", pct(walls, 95) < 3.0, load=r["load_before"], note=f"p50 {pct(walls, 50):.2f} s, max "
+                                                                   f"{max(walls):.2f} s; {note}")
+    F.add("cli.ask_peak_rss_mb", S, "peak RSS of one `canon ask` (max over the questions)", [max(rss)], "MB",
+          "< 300 MB", max(rss) < 300, load=r["load_before"], rss=max(rss))
+    F.add("cli.ask_errors", S, "asks that did not exit 0", [len(failed)], "runs", "0", not failed,
+          load=r["load_before"], note="; ".join(x["stderr"] for x in failed[:2]))

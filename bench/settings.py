@@ -20,7 +20,7 @@ CANDIDATES = 40          # what canon.index.search fetches per list for k=10: ma
 CHUNKS_PER_DOC = 1.6     # measured on the generated corpus (synth share 0.5): sizing of the --chunks corpus
 
 # The build stages bench.pipeline.pipeline times, in order (each a key of its result, in seconds).
-STAGES = ("read_s", "gate_s", "registry_s", "definitions_s", "publish_s")
+STAGES = ("read_s", "gate_s", "registry_s", "definitions_s", "ask_catalog_s", "publish_s")
 
 
 def canon_home() -> Path:
