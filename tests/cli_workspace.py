@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from canon.ask.understanding import catalog_store
 from canon.index import publish as index
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.ops import checks as ops_checks
@@ -65,8 +66,11 @@ class CliWorkspace:
         return self.json("resolve", OBJECT, "--as-of", AS_OF, "--role", role, **kw)
 
 
-def build(base: Path, policy_text: str | None = VALID) -> CliWorkspace:
-    """Build the workspace; `policy_text` None builds a corpus that never had a policy."""
+def build(base: Path, policy_text: str | None = VALID, *, catalog: bool = True) -> CliWorkspace:
+    """Build the workspace; `policy_text` None builds a corpus that never had a policy.
+    `catalog`: store the object catalog, as the registry asset does (then `canon ask`
+    reads only what its question needs, canon/ask/scope.py); False leaves the registry
+    without one, so `canon ask` loads every document."""
     corpus = base / "corpus"
     corpus.mkdir(parents=True)
     shutil.copy(DOSSIER / "corpus.jsonl", corpus / "corpus.jsonl")
@@ -82,6 +86,8 @@ def build(base: Path, policy_text: str | None = VALID) -> CliWorkspace:
         ops_checks.record_policy_revision(con, policy.revision, seen_by="knowledge_index")
         index.publish(con, home / "lancedb", registry.load_documents(con), HashingEmbedder(),
                       policy_revision=policy.revision, run_id="run-1")
+        if catalog:
+            catalog_store.refresh_catalog(con)
     finally:
         con.close()
     return CliWorkspace(home, corpus)

@@ -8,9 +8,10 @@ import cli_workspace
 import pytest
 
 
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory):
-    return cli_workspace.build(tmp_path_factory.mktemp("clear_ws"))
+@pytest.fixture(scope="module", params=[True, False], ids=["scoped", "whole-registry"])
+def ws(tmp_path_factory, request):
+    """With the stored catalog `canon ask` reads what its question needs; without, everything."""
+    return cli_workspace.build(tmp_path_factory.mktemp("clear_ws"), catalog=request.param)
 
 
 def _input_error(out, *words: str) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from canon.ask.context import ask_context
 from canon.ask.pipeline import ask
+from canon.ask.understanding import catalog_store
 from canon.cli.main import main
 from canon.core.config import CanonPaths
 from canon.core.errors import CanonInputError
@@ -42,6 +43,7 @@ def _build(paths: CanonPaths, corpus: Path = CORPUS, run_id: str = "run-1"):
     con = registry.connect(paths.canon_db)
     build = build_registry(con, corpus=corpus, corpus_contract=CONTRACT, run_id=run_id)
     registry.refresh_definitions(con)
+    catalog_store.refresh_catalog(con)   # as the registry asset does: it holds title words
     return con, build
 
 
@@ -113,6 +115,10 @@ def test_forget_removes_the_document_from_every_store_and_verifies(home):
     try:
         for phrase in MEMO_PHRASES:
             assert _duckdb_tables_with(con, phrase) == [], phrase
+        # the stored object catalog was rebuilt without the memo's names, and still matches
+        assert not con.execute("SELECT count(*) FROM ask_catalog_names WHERE contains(name, 'rebate reserve')"
+                               ).fetchall()[0][0]
+        assert catalog_store.catalog_is_current(con)
         # every LanceDB table, every version left: no row of the memo
         db = lancedb.connect(str(home.lancedb_dir))
         for name in db.list_tables().tables:

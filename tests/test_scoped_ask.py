@@ -160,3 +160,25 @@ def test_the_anchored_observation_pattern_finds_what_the_unanchored_one_does():
                 f"2026-11-05T00:35:00+01:00 SLA 3 min {w}raw.s max_loaded_at 2026-11-05T00:35:00Z SLA 1 h")
         assert ([m.groupdict() for m in links._OBS_SENTENCE.finditer(text)] ==
                 [m.groupdict() for m in unanchored.finditer(text)]), text
+
+
+def test_the_cli_answers_alike_with_and_without_the_stored_catalog(tmp_path):
+    """`canon ask` as a process: the scoped path (catalog stored) and the whole-registry path
+    (none stored) print the same JSON for questions of each action."""
+    import cli_workspace
+
+    scoped = cli_workspace.build(tmp_path / "scoped")
+    whole = cli_workspace.build(tmp_path / "whole", catalog=False)
+    con = registry.connect(scoped.home / "canon.duckdb", read_only=True)
+    try:
+        assert catalog_store.catalog_is_current(con)
+    finally:
+        con.close()
+    for question, role in [(cli_workspace.Q, "analyst"), ("What does the finance-only Q4 rebate reserve memo say?",
+                                                           "analyst"),
+                           ("What does the finance-only Q4 rebate reserve memo say?", "finance_controller"),
+                           ("Which raw sources feed net revenue on 2026-08-31?", "analyst"), ("zzzz qqqq", "analyst")]:
+        a, b = scoped.ask(role=role, question=question), whole.ask(role=role, question=question)
+        a.pop("answer_id")
+        b.pop("answer_id")
+        assert a == b, question
