@@ -47,9 +47,13 @@ def _ask(question: str, day: str | None, env: dict[str, str]) -> dict[str, Any]:
 
 def case_cli(p: dict[str, Any]) -> dict[str, Any]:
     corpus, ws = Path(p["corpus"]), Path(p["ws"])
-    if not (ws / "canon.duckdb").exists() or p.get("rebuild"):
+    # The build is reused while the corpus is the one it was built from (bench/workdir.py's digest).
+    digest = (corpus / ".digest").read_text() if (corpus / ".digest").exists() else ""
+    stamp = ws / ".built-from"
+    if not (ws / "canon.duckdb").exists() or not stamp.exists() or stamp.read_text() != digest or not digest:
         fresh_dir(ws)
         build = public(pipeline(corpus, ws, TimedEmbedder(HashingEmbedder()), run_id="cli"))
+        stamp.write_text(digest)
     else:
         build = None
     con = registry.connect(ws / "canon.duckdb", read_only=True)
