@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if "cli" in sections:
         def s_cli():
-            n = a.cli_docs or (300 if q else 100000)
+            n = a.cli_docs or (docs if q else 100000)
             c = corpus_dir(work, n, a.seed, a.synth_share)
             r = run_child("cli", {"corpus": str(c), "ws": str(work / f"cli-{n}"), "questions": 6 if q else 20,
                                   "seed": a.seed})

@@ -57,6 +57,7 @@ FIGURE_KEYS = [
     "query.chunks.bare_hybrid_p95_ms", "query.chunks.ratio_ask_over_bare_p95",
     "query.chunks.ratio_search_over_bare_p95", "query.chunks.build_s", "query.chunks.peak_rss_mb",
     "metadata.synthetic_s", "metadata.synthetic_peak_rss_mb",
+    "cli.ask_p95_s", "cli.ask_peak_rss_mb", "cli.ask_errors",
     "peers.llamaindex.ratio_cold", "peers.llamaindex.ratio_noop",
     "peers.dbtml.ratio_cold", "peers.dbtml.ratio_noop", "peers.dbtml.ratio_one_change",
     "peers.dbtml.ratio_ask_p95",

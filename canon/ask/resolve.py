@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 import duckdb
 
@@ -115,9 +116,13 @@ def resolve(docs: list[Document], object_id: str, day: dt.date | None, role: str
 
 
 def lineage(
-    con: duckdb.DuckDBPyConnection, docs: list[Document], object_id: str, day: dt.date | None, role: str, policy: Policy
+    con: duckdb.DuckDBPyConnection, docs: list[Document], object_id: str, day: dt.date | None, role: str, policy: Policy,
+    *, supporting: Callable[[list[str], str | None], list[Document]] | None = None,
 ) -> Response:
-    """Resolve the governing revision, then walk the dbt graph from its node to the raw sources."""
+    """Resolve the governing revision, then walk the dbt graph from its node to the raw sources.
+    `supporting(node_ids, lineage_doc_id)`: the documents of those dbt nodes and that lineage
+    document, for a caller whose `docs` are only the object's revisions (`canon lineage`
+    in a new process reads them from the registry, canon/cli/main.py)."""
     res = resolve_object(docs, object_id, day, role, policy)
     if res.response is not None:
         return res.response
@@ -129,6 +134,10 @@ def lineage(
             answer=f"{doc.doc_id} has no dbt node in the lineage graph; lineage is only reported from the graph.",
             evidence=[Evidence.of(doc, "primary")], reason="no_graph_node")
     graph = upstream(con, start)
+    if supporting is not None:
+        have = {d.doc_id for d in docs}
+        more = [d for d in supporting(list(graph.nodes), doc.metadata.get("lineage_doc_id")) if d.doc_id not in have]
+        docs = sorted([*docs, *more], key=lambda d: d.doc_id)
     by_id = {d.metadata.get("dbt_unique_id"): d for d in docs if d.metadata.get("dbt_unique_id")}
     evidence = [Evidence.of(doc, "primary")]
     for node_id in graph.nodes:

@@ -48,16 +48,25 @@ def _warn_unavailable(policy) -> None:
 def _object_command(args: argparse.Namespace, fn_name: str) -> int:
     from canon.ask import resolve as resolve_mod
     from canon.ask.inputs import require_known_role
+    from canon.ask.scope import registry_roles
+    from canon.registry.store import load_document_heads
     from canon.registry.workspace import Workspace
 
     ws = Workspace.open(read_only=True)
     try:
-        docs, policy = ws.documents(), ws.policy()
+        # The object's revisions only (and, for lineage, the documents of the nodes its graph
+        # reaches), read from the registry: a new process never loads all of it.
+        policy = ws.policy()
         day = parse_as_of(args.as_of)
-        require_known_role(args.role, docs, policy)
+        require_known_role(args.role, (), policy, document_roles=registry_roles(ws.con))
         _warn_unavailable(policy)
+        docs = load_document_heads(ws.con, "object_id = ?", [args.object_id])
         if fn_name == "lineage":
-            resp = resolve_mod.lineage(ws.con, docs, args.object_id, day, args.role, policy)
+            def supporting(node_ids: list[str], lineage_doc_id: str | None):
+                return load_document_heads(
+                    ws.con, "json_extract_string(metadata_json, '$.dbt_unique_id') IN (SELECT unnest(?)) "
+                            "OR doc_id = ?", [node_ids, lineage_doc_id or ""])
+            resp = resolve_mod.lineage(ws.con, docs, args.object_id, day, args.role, policy, supporting=supporting)
         else:
             resp = resolve_mod.resolve(docs, args.object_id, day, args.role, policy)
     finally:
