@@ -18,7 +18,7 @@ from canon.registry.build import build_registry
 from canon.registry.contracts import load_contract
 from canon.run_lineage import DatasetRef, canon_table
 from canon.sources.dbt.artifacts import read_artifacts
-from canon.sources.dbt.documents import documents_from_artifacts
+from canon.sources.dbt.documents import documents_from_bundle
 from canon.sources.dbt.tables import store_bundle
 from resources.lineage_emitter import OpenLineageResource
 from resources.paths import CONTRACTS_DIR, CanonPathsResource
@@ -72,11 +72,9 @@ def _freshness_md(freshness: list[dict]) -> str:
 
 # ------------------------------------------------------------ the evidence registry
 
-def _dbt_documents(paths: CanonPathsResource):
-    bundle = read_artifacts(paths.canon.dbt_artifacts_dir)
-    nodes = bundle.nodes.to_pylist()
-    edges = bundle.edges.to_pylist()
-    return documents_from_artifacts(bundle.governed, nodes, edges, bundle.freshness, revision=bundle.revision)
+def _dbt_documents(paths: CanonPathsResource, default_roles: tuple[str, ...] | None = None):
+    # default_roles None renders only meta.canon nodes (the demo); see canon/sources/dbt/documents.py.
+    return documents_from_bundle(read_artifacts(paths.canon.dbt_artifacts_dir), default_roles=default_roles)
 
 
 @dg.asset(

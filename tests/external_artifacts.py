@@ -61,3 +61,12 @@ def unpack(dest: Path) -> Path:
             with gzip.open(src) as packed, (dest / folder / name).open("wb") as out:
                 shutil.copyfileobj(packed, out)
     return dest
+
+
+def artifact_names(folder: Path) -> dict[str, str | None]:
+    """`read_artifacts` file names for one set: jaffle-shop-semantic-v12 suffixes its files with the dbt
+    version (manifest_1.11.json); a kind the set does not ship is None (not read, not reported missing)."""
+    def pick(stem: str) -> str | None:
+        hits = sorted(folder.glob(f"{stem}*.json"))
+        return hits[0].name if hits else None
+    return {kind: pick(kind) for kind in ("manifest", "run_results", "catalog", "sources", "semantic_manifest")}

@@ -37,8 +37,11 @@ from canon.models.responses import Evidence, Response
 from canon.registry.graph import has_dbt_tables, upstream
 from canon.registry.policy import Policy, revoked_doc_ids, visible_docs
 
-# Governed concepts a question can be about, in the order they win a tie.
-CONCEPT_PRIORITY = {"metric_definition": 0, "model_schema": 1, "policy": 2, "restricted_memo": 3, "runbook": 4}
+# Governed concepts a question can be about, in the order they win a tie. The last four are the other
+# dbt nodes Canon renders without annotations (canon/sources/dbt/documents.py): a question can be about
+# a source or a saved query, but a metric or model of the same name wins.
+CONCEPT_PRIORITY = {"metric_definition": 0, "model_schema": 1, "policy": 2, "restricted_memo": 3, "runbook": 4,
+                    "semantic_model": 5, "source_table": 6, "saved_query": 7, "exposure": 8}
 DENY_MIN_SCORE = 90.0
 RETRIEVE_COLUMNS = ("chunk_id", "doc_id")
 

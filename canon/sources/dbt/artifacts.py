@@ -7,6 +7,8 @@ source freshness and run results, as pyarrow tables / plain dicts.
 
 Pure Python (no Dagster). Every bad input raises CanonInputError naming the
 file and the reason; nothing is returned until every file has been parsed.
+An optional artifact that is absent is no error: `ArtifactBundle.missing` says
+what its absence costs (a dbt 2.0 Parquet catalog is named there as not read).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from canon.sources.dbt.run_artifacts import (
 __all__ = [
     "ArtifactBundle", "read_artifacts", "read_manifest", "manifest_nodes", "manifest_edges", "manifest_governed",
     "manifest_revision", "read_sources_json", "read_run_results", "read_catalog", "read_semantic_manifest",
-    "NODES_SCHEMA", "EDGES_SCHEMA", "RUN_RESULTS_SCHEMA", "SUPPORTED",
+    "NODES_SCHEMA", "EDGES_SCHEMA", "RUN_RESULTS_SCHEMA", "SUPPORTED", "groups_of", "missing_artifacts",
 ]
 
 # Keys in manifest metadata.env (DBT_ENV_CUSTOM_ENV_*) that may carry the project's git commit.
@@ -65,6 +67,9 @@ class ArtifactBundle:
     dbt_version: str | None = None
     generated_at: str | None = None
     files: dict[str, str] = field(default_factory=dict)  # artifact kind → path actually read
+    groups: dict[str, dict] = field(default_factory=dict)  # group name → {"owner_name", "owner_email"}
+    missing: dict[str, str] = field(default_factory=dict)  # artifact kind → what its absence costs
+    folder: str = ""                                       # the artifacts folder, for messages
 
 
 def read_manifest(path: Path | str) -> dict:
@@ -153,6 +158,42 @@ def manifest_edges(manifest: Mapping[str, Any], revision: str, *, column_lineage
                   compiled=compiled, path=path)
 
 
+# What each optional artifact gives, so a folder without it says what it lacks (and never fails for it).
+_WITHOUT = {
+    "semantic_manifest": "semantic_manifest.json is absent: metrics and semantic models are read from the "
+                         "manifest's own metrics and semantic_models",
+    "catalog": "catalog.json is absent: column types are only those the manifest declares",
+    "sources": "sources.json is absent: no source freshness snapshot (run `dbt source freshness`)",
+    "run_results": "run_results.json is absent: no run statuses, and column lineage only from compiled SQL in "
+                   "the manifest",
+}
+
+
+def groups_of(manifest: Mapping[str, Any]) -> dict[str, dict]:
+    """{group name: {"owner_name", "owner_email"}} from the manifest's `groups` (dbt >= 1.5; {} before)."""
+    out: dict[str, dict] = {}
+    groups = manifest.get("groups")
+    if not isinstance(groups, dict):
+        return out
+    for g in groups.values():
+        if isinstance(g, dict) and g.get("name"):
+            owner = g.get("owner") if isinstance(g.get("owner"), dict) else {}
+            out[str(g["name"])] = {"owner_name": owner.get("name"), "owner_email": owner.get("email")}
+    return out
+
+
+def missing_artifacts(target: Path, files: Mapping[str, str], wanted: Mapping[str, str | None]) -> dict[str, str]:
+    """kind → what its absence costs, for every optional artifact that was asked for and not found. A dbt 2.0
+    catalog (Parquet under target/private/, no catalog.json) is named as found but not read."""
+    out = {kind: why for kind, why in _WITHOUT.items() if wanted.get(kind) and kind not in files}
+    if "catalog" in out:
+        parquet = sorted(p for p in (target / "private").glob("**/*.parquet")) if (target / "private").is_dir() else []
+        if parquet:
+            out["catalog"] = (f"catalog.json is absent and the Parquet catalog dbt 2.0 writes ({parquet[0]}) is not "
+                              "supported yet: column types are only those the manifest declares")
+    return out
+
+
 def _optional(target: Path, name: str | None) -> Path | None:
     if not name:
         return None
@@ -210,8 +251,11 @@ def read_artifacts(
     nodes, governed = build_nodes(doc, revision, catalog=cat, path=mpath)
     edges = _edges(doc, revision, nodes, column_lineage=column_lineage, catalog=cat, compiled=compiled, path=mpath)
     meta = doc.get("metadata") or {}
+    wanted = {"run_results": run_results, "sources": sources, "catalog": catalog, "semantic_manifest": semantic_manifest}
     return ArtifactBundle(
         nodes=nodes, edges=edges, governed=governed, freshness=freshness, run_results=rr_table,
         revision=revision, schema_version=num, semantic=semantic,
         dbt_version=meta.get("dbt_version"), generated_at=meta.get("generated_at"), files=files,
+        groups=groups_of(doc), missing=missing_artifacts(target, files, wanted),
+        folder=str(target if target.is_dir() else mpath.parent),
     )

@@ -1,20 +1,55 @@
 """dbt artifacts become documents through the same registry and keys as any
-other corpus: one metric-definition document per governed metric revision, one
-model-schema document per governed model version, one lineage document per
-governed metric revision (rendered from the graph), one freshness snapshot
-from sources.json. Evidence ids come from `meta.canon` where given, otherwise
-from dbt unique ids."""
+other corpus.
+
+Which nodes become documents (the rule):
+
+- A node carrying `meta.canon` is *governed*: its keys (`doc_id`, `object_id`,
+  `kind`, `title`, `status`, `authority`, `version`, `valid_from`,
+  `valid_to`, `allowed_roles`, `supersedes`, `definition`, `grain`,
+  `primary_key`, `label`, `model_version`, `lineage_doc_id`) override what
+  Canon derives from dbt. Governed metrics and models render with the
+  templates they always had (the demo's documents are byte-identical), and
+  what `meta.canon` leaves out is filled from dbt (the definition, the grain
+  and key, the implementing model).
+- `default_roles` (a tuple, from the configuration) is who may read evidence
+  whose node has no `meta.canon.allowed_roles`. With `default_roles` given,
+  every metric, semantic model, model version, seed, snapshot, source,
+  exposure and saved query without `meta.canon` becomes a document too, with
+  defaults derived from dbt itself (`canon.sources.dbt.defaults`). With
+  `default_roles` None only governed nodes are documents — the embedded
+  demo's behaviour — and a governed node without `allowed_roles` is an error
+  naming `default_roles`.
+- Every rendered metric gets a lineage document rendered from the graph
+  (a governed one when its `meta.canon.lineage_doc_id` names it); sources.json
+  gives one freshness snapshot.
+- Zero evidence documents from the artifacts is an error with its reason,
+  never a quiet success.
+
+A metric's implementing model comes from the graph (its measures' semantic
+model and that model's parent, per version: `canon.sources.dbt.node_graph`);
+one that resolves to none says so in its text and metadata.
+
+Un-annotated defaults: `doc_id` and `object_id` are the dbt unique id (a model
+version's object is the model: `model.pkg.name`), status approved, authority
+90, valid from 1900-01-01. Of a versioned model, the latest version is
+approved, older versions superseded and newer ones (prereleases) draft, so one
+revision governs, as dbt's unpinned `ref` does.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
-from collections import deque
-from typing import Any, Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
+from canon.core.errors import CanonInputError
 from canon.models.documents import Document
+from canon.sources.dbt import defaults
+from canon.sources.dbt.node_graph import RELATION_TYPES, Implementation, NodeGraph
 
 SOURCE_SYSTEM = "dbt"
+DEFAULT_VALID_FROM = "1900-01-01"
+RENDERED_TYPES = ("metric", "semantic_model", "model", "seed", "snapshot", "source", "exposure", "saved_query")
 
 
 def _canon_date(value: Any) -> str | None:
@@ -32,19 +67,26 @@ def object_ref(canon: dict, version: Any) -> str:
     return f"{canon['object_id']}.v{version}" if version not in (None, "") else canon["object_id"]
 
 
-def _base(item: dict, canon: dict, *, kind: str, revision: str, default_title: str) -> dict:
+def object_id_of(unique_id: str, version: Any) -> str:
+    """A node's object: its unique id, without the `.v<version>` a model version's id ends with."""
+    suffix = f".v{version}"
+    return unique_id[: -len(suffix)] if version not in (None, "") and unique_id.endswith(suffix) else unique_id
+
+
+def _base(item: dict, canon: dict, *, kind: str, revision: str, default_title: str,
+          roles: tuple[str, ...], status: str = "approved") -> dict:
     version = canon.get("version", item.get("version") or "1")
     return dict(
         doc_id=canon.get("doc_id") or item["unique_id"],
-        object_id=canon.get("object_id") or item["unique_id"].rsplit(".v", 1)[0],
+        object_id=canon.get("object_id") or object_id_of(item["unique_id"], item.get("version")),
         kind=canon.get("kind", kind),
         title=canon.get("title") or default_title,
-        status=canon.get("status", "approved"),
+        status=canon.get("status", status),
         authority=int(canon.get("authority", 90)),
         version=str(version),
-        valid_from=_canon_date(canon.get("valid_from")) or "1900-01-01",
+        valid_from=_canon_date(canon.get("valid_from")) or DEFAULT_VALID_FROM,
         valid_to=_canon_date(canon.get("valid_to")),
-        allowed_roles=tuple(canon.get("allowed_roles") or ()),
+        allowed_roles=tuple(canon.get("allowed_roles") or roles),
         supersedes=canon.get("supersedes"),
         source_uri=item["unique_id"],
         source_system=SOURCE_SYSTEM,
@@ -58,25 +100,235 @@ def _period(canon: dict) -> str:
     return f"effective from {start}" + (f" until (not including) {end}" if end else " with no end date")
 
 
-def _columns(node: dict | None) -> list[dict]:
-    if not node or not node.get("columns_json"):
-        return []
+def _version_key(v: Any) -> tuple:
+    s = str(v)
     try:
-        return list(json.loads(node["columns_json"]))
-    except (TypeError, ValueError):
-        return []
+        return (0, float(s), s)
+    except ValueError:
+        return (1, 0.0, s)
 
 
-def _upstream(parents: dict[str, list[str]], start: str) -> tuple[list[tuple[str, str]], set[str]]:
-    seen, edges, queue = {start}, [], deque([start])
-    while queue:
-        node = queue.popleft()
-        for p in sorted(parents.get(node, [])):
-            edges.append((p, node))
-            if p not in seen:
-                seen.add(p)
-                queue.append(p)
-    return edges, seen
+def _version_status(graph: NodeGraph, uid: str) -> str:
+    """approved for the latest version (or an unversioned node), superseded below it, draft above it."""
+    n = graph.nodes[uid]
+    if n.get("version") in (None, ""):
+        return "approved"
+    latest = n.get("latest_version")
+    if latest in (None, ""):
+        latest = max(graph.versions_of(uid), key=_version_key, default=n["version"])
+    mine, top = _version_key(n["version"]), _version_key(latest)
+    return "approved" if mine == top else ("superseded" if mine < top else "draft")
+
+
+def _check_default_roles(default_roles: Iterable[str] | None) -> tuple[str, ...] | None:
+    if default_roles is None:
+        return None
+    if isinstance(default_roles, str):
+        default_roles = (default_roles,)
+    roles = tuple(str(r) for r in default_roles)
+    if not roles or any(not r.strip() for r in roles):
+        raise CanonInputError("default_roles", "must name at least one role, and no role may be empty",
+                              field="default_roles")
+    return roles
+
+
+class _Render:
+    """One render of an artifact set: the graph, who is rendered, and the documents in order."""
+
+    def __init__(self, governed: list[dict], graph: NodeGraph, *, revision: str, roles: tuple[str, ...] | None,
+                 groups: Mapping[str, Mapping[str, Any]], artifacts: str):
+        self.graph, self.revision, self.roles, self.groups, self.artifacts = graph, revision, roles, groups, artifacts
+        self.governed = {g["unique_id"]: g for g in governed}
+        self.derived = [] if roles is None else sorted(
+            uid for uid, n in graph.nodes.items()
+            if n.get("resource_type") in RENDERED_TYPES and uid not in self.governed)
+        self._derived_set = set(self.derived)
+        self.docs: list[Document] = []
+        self.supports: dict[str, list[str]] = {}
+        self.impl: dict[str, Implementation] = {}
+
+    def roles_for(self, item: dict) -> tuple[str, ...]:
+        canon = item.get("canon") or {}
+        if canon.get("allowed_roles"):
+            return tuple(canon["allowed_roles"])
+        if self.roles is None:
+            raise CanonInputError(self.artifacts, f"{item['unique_id']} carries meta.canon without allowed_roles, "
+                                  "and default_roles is not set: name who may read it in meta.canon.allowed_roles "
+                                  "or configure default_roles", field="default_roles")
+        return self.roles
+
+    def rendered(self, uid: str) -> bool:
+        return uid in self.governed or uid in self._derived_set
+
+    def doc_id_of(self, uid: str) -> str | None:
+        if uid in self.governed:
+            return self.governed[uid]["canon"].get("doc_id") or uid
+        return uid if uid in self._derived_set else None
+
+    def ref_of(self, uid: str) -> str:
+        """How a metric's text names its model: a governed model as `object_id.vN`, any other by its unique id."""
+        g = self.governed.get(uid)
+        if g is not None:
+            return object_ref({"object_id": g["canon"].get("object_id") or object_id_of(uid, g.get("version"))},
+                              g.get("version") or g["canon"].get("version"))
+        return uid
+
+    def implementation(self, metric_uid: str) -> Implementation:
+        impl = self.impl.get(metric_uid)
+        if impl is None:
+            impl = self.graph.implementing(metric_uid)
+            canon = (self.governed.get(metric_uid) or {}).get("canon") or {}
+            wanted = str(canon.get("model_version") or "")
+            if wanted and impl.models:
+                # meta.canon.model_version picks the version of the model the graph resolved.
+                hit = self.graph.versions_of(impl.models[0]).get(wanted)
+                if hit is not None:
+                    impl = Implementation([hit] + [m for m in impl.models if m != hit], impl.semantic_models,
+                                          impl.measures)
+            self.impl[metric_uid] = impl
+        return impl
+
+    # ------------------------------------------------------------ the documents, in order
+
+    def run(self) -> list[Document]:
+        governed = list(self.governed.values())
+        for g in governed:
+            if g["resource_type"] == "metric":
+                self.governed_metric(g)
+        for g in governed:
+            if g["resource_type"] == "model":
+                self.governed_model(g)
+        for g in governed:
+            if g["resource_type"] not in ("metric", "model") and g["resource_type"] in defaults.RENDERERS:
+                self.derived_node(g["unique_id"], g)
+        for uid in self.derived:
+            if self.graph.type_of(uid) == "metric":
+                self.derived_metric(uid)
+        for uid in self.derived:
+            if self.graph.type_of(uid) != "metric":
+                self.derived_node(uid, None)
+        return self.docs
+
+    def _link_model(self, impl: Implementation, metric_object: str, version: str, meta: dict) -> None:
+        if not impl.models:
+            return
+        first = impl.models[0]
+        meta["implemented_by"] = first
+        doc_id = self.doc_id_of(first)
+        if doc_id is not None:
+            meta["model_doc_id"] = doc_id
+            self.supports.setdefault(first, []).append(f"{metric_object} version {version}")
+
+    def governed_metric(self, metric: dict) -> None:
+        g = self.graph
+        canon = metric["canon"]
+        uid = metric["unique_id"]
+        impl = self.implementation(uid)
+        base = _base(metric, canon, kind="metric_definition", revision=self.revision, roles=self.roles_for(metric),
+                     default_title=f"{_label(canon['object_id'].rsplit('.', 1)[-1]) if canon.get('object_id') else _label(metric['name'])} governed definition v{canon.get('version', '1')}")
+        parts = [
+            f"Governed metric {_label(canon.get('label') or base['object_id'].rsplit('.', 1)[-1])} "
+            f"version {base['version']} ({base['object_id']}), status {base['status']}, {_period(canon)}.",
+        ]
+        if canon.get("definition"):
+            parts.append(f"Definition: {str(canon['definition']).strip().rstrip('.')}.")
+        elif metric.get("description"):
+            parts.append(str(metric["description"]).strip())
+        elif uid in g.nodes:
+            parts.append(defaults.sentence(f"Definition: {defaults.metric_definition(g, uid)}"))
+        meta: dict[str, Any] = {"dbt_unique_id": uid, "dbt_resource_type": "metric"}
+        if impl.models:
+            model = impl.models[0]
+            if self.rendered(model):
+                parts.append(f"Supporting model is {self.ref_of(model)} (dbt model {g.display(model)}).")
+            else:
+                parts.append(f"Supporting model is {model} (dbt model {g.display(model)}), which has no "
+                             "meta.canon and is not rendered as evidence without default_roles.")
+        else:
+            parts.append(f"No implementing dbt model resolves from the graph: {impl.reason}.")
+            meta["implementation_unresolved"] = impl.reason
+        self._link_model(impl, base["object_id"], base["version"], meta)
+        if canon.get("lineage_doc_id"):
+            meta["lineage_doc_id"] = canon["lineage_doc_id"]
+        self.docs.append(Document(**base, text=" ".join(parts), metadata=meta))
+        if canon.get("lineage_doc_id"):
+            lineage_base = dict(base, doc_id=canon["lineage_doc_id"], kind="lineage",
+                                object_id=base["object_id"].replace("metric.", "lineage.", 1),
+                                title=f"Lineage for {_label(base['object_id'].rsplit('.', 1)[-1])} v{base['version']}",
+                                authority=95, supersedes=canon.get("lineage_supersedes"))
+            mtxt = f" These feed {g.display(impl.models[0])}" if impl.models else ""
+            text = (f"Lineage for {base['object_id']} v{base['version']} from the dbt graph: {self._hops(uid)}.{mtxt}, "
+                    f"which supports {base['object_id']} v{base['version']}.")
+            self.docs.append(Document(**lineage_base, text=text, metadata={
+                "lineage_root": uid, "rendered_from": "lineage_edges"}))
+
+    def _hops(self, uid: str) -> str:
+        edges, _ = self.graph.upstream(uid)
+        return "; ".join(f"{self.graph.display(p)} -> {self.graph.display(c)}" for p, c in edges
+                         if self.graph.type_of(p) in RELATION_TYPES)
+
+    def governed_model(self, model: dict) -> None:
+        g = self.graph
+        canon = model["canon"]
+        uid = model["unique_id"]
+        node = g.nodes.get(uid)
+        version = model.get("version") or canon.get("version")
+        base = _base(model, canon, kind="model_schema", revision=self.revision, roles=self.roles_for(model),
+                     default_title=f"dbt model schema {model['name']} v{version}")
+        cols = defaults._columns(node or {})
+        parts = [f"dbt model {object_ref(base, version)} (dbt {g.display(uid)}, relation {model.get('relation_name') or '?'})."]
+        grain, key = canon.get("grain"), canon.get("primary_key")
+        if node is not None and (not grain or not key):
+            derived_grain, _, derived_key, _ = defaults.grain_and_key(g, uid)
+            grain = grain or derived_grain
+            key = key or (", ".join(derived_key) if derived_key else None)
+        if grain:
+            parts.append(f"Grain: {str(grain).strip().rstrip('.')}.")
+        if key:
+            parts.append(f"Primary key: {key}.")
+        if cols:
+            parts.append("Columns: " + ", ".join(c["name"] for c in cols) + ".")
+        if model.get("description"):
+            parts.append(str(model["description"]).strip())
+        for s in self.supports.get(uid, []):
+            parts.append(f"This model supports {s}.")
+        self.docs.append(Document(**base, text=" ".join(parts), metadata={
+            "dbt_unique_id": uid, "dbt_resource_type": "model", "columns": [c["name"] for c in cols]}))
+
+    def derived_metric(self, uid: str) -> None:
+        g = self.graph
+        impl = self.implementation(uid)
+        model_ref = self.ref_of(impl.models[0]) if impl.models else None
+        r = defaults.metric(g, uid, self.groups, impl, model_ref)
+        base = _base(g.nodes[uid], {}, kind=r.kind, revision=self.revision, default_title=r.title, roles=self.roles)
+        lineage_id = "lineage." + uid.split(".", 1)[-1]
+        meta = {"dbt_unique_id": uid, "dbt_resource_type": "metric", "dbt_package": g.nodes[uid].get("package_name"),
+                "derived_from_dbt": True, "lineage_doc_id": lineage_id, **r.metadata}
+        self._link_model(impl, base["object_id"], base["version"], meta)
+        self.docs.append(Document(**base, text=r.text, metadata=meta))
+        hops = self._hops(uid)
+        if impl.models:
+            tail = f" These feed {g.display(impl.models[0])}, which supports {uid}."
+        else:
+            tail = f" No implementing dbt model resolves for {uid}: {impl.reason}."
+        text = f"Lineage for {uid} from the dbt graph: {hops or 'no upstream model, seed or source'}.{tail}"
+        self.docs.append(Document(**dict(base, doc_id=lineage_id, object_id=lineage_id, kind="lineage",
+                                         title=f"Lineage for {r.title}", authority=95),
+                                  text=text, metadata={"lineage_root": uid, "rendered_from": "lineage_edges"}))
+
+    def derived_node(self, uid: str, governed: dict | None) -> None:
+        g = self.graph
+        n = g.nodes[uid]
+        r = defaults.RENDERERS[n["resource_type"]](g, uid, self.groups)
+        for s in self.supports.get(uid, []):
+            r.sentences.append(f"This model supports {s}.")
+        canon = (governed or {}).get("canon") or {}
+        roles = self.roles_for(governed) if governed else self.roles
+        base = _base(n, canon, kind=r.kind, revision=self.revision, default_title=r.title, roles=roles,
+                     status=_version_status(g, uid) if n["resource_type"] == "model" else "approved")
+        meta = {"dbt_unique_id": uid, "dbt_resource_type": n["resource_type"],
+                "dbt_package": n.get("package_name"), "derived_from_dbt": True, **r.metadata}
+        self.docs.append(Document(**base, text=r.text, metadata=meta))
 
 
 def documents_from_artifacts(
@@ -87,100 +339,46 @@ def documents_from_artifacts(
     *,
     revision: str,
     freshness_observed_at: str | None = None,
+    default_roles: Iterable[str] | None = None,
+    groups: Mapping[str, Mapping[str, Any]] | None = None,
+    artifacts: str = "dbt artifacts",
 ) -> list[Document]:
-    """Render governed dbt nodes (those with `meta.canon`) as registry documents."""
-    governed = list(governed)
-    node_by_id = {n["unique_id"]: n for n in nodes}
-    parents: dict[str, list[str]] = {}
-    for e in edges:
-        if e.get("edge_type", "model") == "model":
-            parents.setdefault(e["child"], []).append(e["parent"])
-
-    def display(uid: str) -> str:
-        n = node_by_id.get(uid) or {}
-        if n.get("resource_type") == "source":
-            return n.get("relation_name") or uid
-        if n.get("resource_type") == "model":
-            return f"{n['name']} v{n['version']}" if n.get("version") else n.get("name", uid)
-        return uid
-
-    models = {g["unique_id"]: g for g in governed if g["resource_type"] == "model"}
-    metrics = [g for g in governed if g["resource_type"] == "metric"]
-
-    def implementing_model(metric: dict) -> dict | None:
-        wanted = str(metric["canon"].get("model_version", ""))
-        _, upstream_ids = _upstream(parents, metric["unique_id"])
-        candidates = [models[u] for u in sorted(upstream_ids) if u in models]
-        exact = [m for m in candidates if str(m.get("version") or m["canon"].get("version", "")) == wanted]
-        return (exact or candidates or [None])[0]
-
-    docs: list[Document] = []
-    supports: dict[str, list[str]] = {}
-    roles: set[str] = set()
-    for metric in metrics:
-        canon = metric["canon"]
-        roles.update(canon.get("allowed_roles") or ())
-        model = implementing_model(metric)
-        base = _base(metric, canon, kind="metric_definition", revision=revision,
-                     default_title=f"{_label(canon['object_id'].rsplit('.', 1)[-1]) if canon.get('object_id') else _label(metric['name'])} governed definition v{canon.get('version', '1')}")
-        parts = [
-            f"Governed metric {_label(canon.get('label') or base['object_id'].rsplit('.', 1)[-1])} "
-            f"version {base['version']} ({base['object_id']}), status {base['status']}, {_period(canon)}.",
-        ]
-        if canon.get("definition"):
-            parts.append(f"Definition: {str(canon['definition']).strip().rstrip('.')}.")
-        elif metric.get("description"):
-            parts.append(str(metric["description"]).strip())
-        meta: dict[str, Any] = {"dbt_unique_id": metric["unique_id"], "dbt_resource_type": "metric"}
-        if model is not None:
-            mref = object_ref(model["canon"], model.get("version") or model["canon"].get("version"))
-            parts.append(f"Supporting model is {mref} (dbt model {display(model['unique_id'])}).")
-            meta.update(implemented_by=model["unique_id"], model_doc_id=model["canon"].get("doc_id") or model["unique_id"])
-            supports.setdefault(model["unique_id"], []).append(f"{base['object_id']} version {base['version']}")
-        if canon.get("lineage_doc_id"):
-            meta["lineage_doc_id"] = canon["lineage_doc_id"]
-        docs.append(Document(**base, text=" ".join(parts), metadata=meta))
-
-        if canon.get("lineage_doc_id"):
-            edge_list, _ = _upstream(parents, metric["unique_id"])
-            hops = "; ".join(f"{display(p)} -> {display(c)}" for p, c in edge_list
-                             if node_by_id.get(p, {}).get("resource_type") in ("source", "model"))
-            lineage_base = dict(base, doc_id=canon["lineage_doc_id"], kind="lineage",
-                                object_id=base["object_id"].replace("metric.", "lineage.", 1),
-                                title=f"Lineage for {_label(base['object_id'].rsplit('.', 1)[-1])} v{base['version']}",
-                                authority=95, supersedes=canon.get("lineage_supersedes"))
-            mtxt = f" These feed {display(model['unique_id'])}" if model else ""
-            text = (f"Lineage for {base['object_id']} v{base['version']} from the dbt graph: {hops}.{mtxt}, "
-                    f"which supports {base['object_id']} v{base['version']}.")
-            docs.append(Document(**lineage_base, text=text, metadata={
-                "lineage_root": metric["unique_id"], "rendered_from": "lineage_edges"}))
-
-    for uid, model in models.items():
-        canon = model["canon"]
-        roles.update(canon.get("allowed_roles") or ())
-        node = node_by_id.get(uid)
-        version = model.get("version") or canon.get("version")
-        base = _base(model, canon, kind="model_schema", revision=revision,
-                     default_title=f"dbt model schema {model['name']} v{version}")
-        cols = _columns(node)
-        parts = [f"dbt model {object_ref(canon, version)} (dbt {display(uid)}, relation {model.get('relation_name') or '?'})."]
-        if canon.get("grain"):
-            parts.append(f"Grain: {str(canon['grain']).strip().rstrip('.')}.")
-        if canon.get("primary_key"):
-            parts.append(f"Primary key: {canon['primary_key']}.")
-        if cols:
-            parts.append("Columns: " + ", ".join(c["name"] for c in cols) + ".")
-        if model.get("description"):
-            parts.append(str(model["description"]).strip())
-        for s in supports.get(uid, []):
-            parts.append(f"This model supports {s}.")
-        docs.append(Document(**base, text=" ".join(parts), metadata={
-            "dbt_unique_id": uid, "dbt_resource_type": "model", "columns": [c["name"] for c in cols]}))
-
-    snapshot = freshness_document(list(freshness), observed_at=freshness_observed_at, roles=sorted(roles), revision=revision)
+    """Render dbt nodes as registry documents (the rule is in the module doc). `artifacts` names the
+    folder in errors; `groups` is `ArtifactBundle.groups` (group owners)."""
+    nodes = list(nodes)
+    graph = NodeGraph(nodes, edges)
+    roles = _check_default_roles(default_roles)
+    render = _Render(list(governed), graph, revision=revision, roles=roles, groups=groups or {}, artifacts=artifacts)
+    docs = render.run()
+    if not docs:
+        raise CanonInputError(artifacts, f"{len(nodes)} nodes, 0 evidence documents because "
+                                         f"{_why_none(graph, roles)}", field="default_roles" if roles is None else None)
+    seen_roles = sorted({r for d in docs for r in d.allowed_roles})
+    snapshot = freshness_document(list(freshness), observed_at=freshness_observed_at, roles=seen_roles,
+                                  revision=revision)
     if snapshot is not None:
         docs.append(snapshot)
     return docs
+
+
+def _why_none(graph: NodeGraph, roles: tuple[str, ...] | None) -> str:
+    if not graph.nodes:
+        return "the manifest lists no nodes"
+    if roles is None:
+        return ("no metric, model or other rendered node carries meta.canon and default_roles is not set: "
+                "configure default_roles (who may read evidence without meta.canon.allowed_roles) to render every "
+                "metric, model and source")
+    return ("none of them is a metric, semantic model, model, seed, snapshot, source, exposure or saved query "
+            "(tests, analyses and operations are not evidence)")
+
+
+def documents_from_bundle(bundle, *, default_roles: Iterable[str] | None = None,
+                          freshness_observed_at: str | None = None) -> list[Document]:
+    """`documents_from_artifacts` for an `ArtifactBundle` (canon.sources.dbt.artifacts.read_artifacts)."""
+    return documents_from_artifacts(
+        bundle.governed, bundle.nodes.to_pylist(), bundle.edges.to_pylist(), bundle.freshness,
+        revision=bundle.revision, freshness_observed_at=freshness_observed_at, default_roles=default_roles,
+        groups=bundle.groups, artifacts=bundle.folder or "dbt artifacts")
 
 
 def freshness_document(

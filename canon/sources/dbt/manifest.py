@@ -78,7 +78,6 @@ _DEFINITION_KEYS: dict[str, tuple[str, ...]] = {
     "source": ("source_name", "source_description", "loader", "loaded_at_field", "freshness"),
     "test": ("test_metadata", "column_name", "attached_node"),
     "unit_test": ("model", "versions"),
-    "snapshot": (),
 }
 
 
@@ -189,7 +188,27 @@ def _columns(node: Mapping[str, Any], catalog_cols: Mapping[str, tuple[str, str 
     return out
 
 
+def _table_definition(node: Mapping[str, Any], rtype: str) -> dict[str, Any]:
+    """What says a model, seed or snapshot's key: its constraints (model-level and per column, dbt >= 1.5)
+    and a snapshot's unique_key and strategy. Empty for most nodes, so definition_json stays null."""
+    d: dict[str, Any] = {}
+    if node.get("constraints"):
+        d["constraints"] = node["constraints"]
+    cols = node.get("columns") or {}
+    per_column = {str(c.get("name")): c["constraints"] for c in (cols.values() if isinstance(cols, dict) else cols)
+                  if isinstance(c, dict) and c.get("name") and c.get("constraints")}
+    if per_column:
+        d["column_constraints"] = per_column
+    if rtype == "snapshot":
+        cfg = node.get("config") or {}
+        d.update({k: cfg[k] for k in ("unique_key", "strategy") if cfg.get(k) not in (None, "", [])})
+    return d
+
+
 def _definition(node: Mapping[str, Any], rtype: str) -> str | None:
+    if rtype in ("model", "seed", "snapshot"):
+        d = _table_definition(node, rtype)
+        return dumps(d) if d else None
     keys = _DEFINITION_KEYS.get(rtype)
     if not keys:
         return None
