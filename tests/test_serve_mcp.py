@@ -498,6 +498,40 @@ def test_the_registry_is_held_while_its_snapshot_is_the_published_one(tmp_path, 
     state.close()
 
 
+def test_the_held_answer_log_appends_beside_other_writers_and_follows_a_replaced_file(tmp_path):
+    """The server's answer log keeps one SQLite connection: its rows are visible to readers at once,
+    a `canon ask` process's per-answer connection appends meanwhile, and a deleted file is
+    recreated rather than written through an unlinked one."""
+    from canon.ask.answer_log import AnswerLogFile, HeldAnswerLog, new_answer_id
+    from canon.models.responses import Response
+
+    path = tmp_path / "answer_log.sqlite"
+
+    def resp() -> Response:
+        return Response(action="answer", question="q", role="analyst", answer_id=new_answer_id(),
+                        index_revision="rev-1", policy_revision="p1")
+
+    def ids() -> list[str]:
+        con = sqlite3.connect(path)
+        try:
+            return [r[0] for r in con.execute("SELECT answer_id FROM answer_log ORDER BY rowid")]
+        finally:
+            con.close()
+
+    held = HeldAnswerLog(path)
+    a, b, c, d = resp(), resp(), resp(), resp()
+    held.record(a, principal="bench", transport="http")
+    AnswerLogFile(path).record(b)                        # another process's way of appending
+    held.record(c, principal="bench", transport="http")
+    assert ids() == [a.answer_id, b.answer_id, c.answer_id]
+    assert AnswerLogFile(path).given(c.answer_id, "bench") is not None
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    held.record(d, principal="bench", transport="http")
+    assert ids() == [d.answer_id]
+    held.close()
+
+
 def test_a_broken_tokens_file_is_an_input_error_naming_it(demo, tmp_path):
     home, _ = demo
     bad = tmp_path / "tokens.yml"

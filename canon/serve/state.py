@@ -23,6 +23,9 @@ Before every call:
   call; they are parsed again only when they differ from the last call's (or
   the snapshot changed: the policy sighting is recorded against it).
 
+Answers go to the answer-log file through one held SQLite connection
+(canon/ask/answer_log.py, `HeldAnswerLog`), for the same reason.
+
 A writer never waits for the server: it publishes a new snapshot file and the
 held connection keeps the replaced one, which the next call lets go of before
 it reads anything. An idle server lets go of it after IDLE_RELEASE_S, so a
@@ -39,6 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
+from canon.ask.answer_log import HeldAnswerLog
 from canon.ask.context import ask_context, embedder_for
 from canon.ask.pipeline import AskContext
 from canon.core import db
@@ -60,6 +64,7 @@ class Session:
     ws: Workspace
     ctx: AskContext
     policy: Policy
+    answer_log: HeldAnswerLog   # where this call's answers are logged (held between calls)
 
 
 class ServedState:
@@ -75,6 +80,7 @@ class ServedState:
         self._ws_snapshot: tuple | None = None   # db.published_snapshot when `_ws` was opened
         self._policy_key: tuple | None = None
         self._policy: Policy | None = None
+        self._answer_log: HeldAnswerLog | None = None
         self._last_call = 0.0
         self._stop = threading.Event()
         self._reaper: threading.Thread | None = None
@@ -140,6 +146,15 @@ class ServedState:
         self._stop.set()
         with self._lock:
             self._release()
+            if self._answer_log is not None:
+                self._answer_log.close()
+
+    def _log_for(self, ws: Workspace) -> HeldAnswerLog:
+        if self._answer_log is None or self._answer_log.path != ws.paths.answer_log_file:
+            if self._answer_log is not None:
+                self._answer_log.close()
+            self._answer_log = HeldAnswerLog(ws.paths.answer_log_file)
+        return self._answer_log
 
     def _fingerprint(self, ws: Workspace) -> tuple:
         rev = index_store.served_revision(ws.con)
@@ -178,4 +193,4 @@ class ServedState:
         ctx = self._ctx
         ctx.con = ws.con
         ctx.policy = policy
-        return Session(ws=ws, ctx=ctx, policy=policy)
+        return Session(ws=ws, ctx=ctx, policy=policy, answer_log=self._log_for(ws))
