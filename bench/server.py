@@ -297,7 +297,7 @@ def case_server(p: dict[str, Any]) -> dict[str, Any]:
                 runs[str(c)] = {**summary(out["lat_ms"], out["calls"], out["wall_s"], out["errors"],
                                           out["mismatches"]), "clients": c, "error_kinds": out["errors"],
                                 "examples": out["examples"], "server_cpu_s": out["server_cpu_s"],
-                                "client_cpu_s": out["client_cpu_s"]}
+                                "client_cpu_s": out["client_cpu_s"], "lat_ms": _rounded(out["lat_ms"])}
                 g = runs[str(c)]
                 log(f"server {c} clients: {g['answered']}/{g['calls']} answered, {g['answers_per_s']:.1f} answers/s, "
                     f"p50 {_fmt(g['p50_ms'])} ms, p95 {_fmt(g['p95_ms'])} ms, errors {g['errors']}, "
@@ -319,6 +319,11 @@ def _count(values) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
+def _rounded(lat: list[float]) -> list[float]:
+    """Every call's latency, in call order, for results.json."""
+    return [round(x, 2) for x in lat]
+
+
 def _fmt(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
 
@@ -330,7 +335,8 @@ def _block_summary(b: dict[str, Any]) -> dict[str, Any]:
             "one_client_p50_ms": pct(one["lat_ms"], 50), "one_client_p95_ms": pct(one["lat_ms"], 95),
             "one_client_answers_per_s": len(one["lat_ms"]) / one["wall_s"], "one_client_errors": one["errors"],
             "one_client_mismatches": one["mismatches"], "server_cpu_s": one["server_cpu_s"],
-            "client_cpu_s": one["client_cpu_s"], "calls": one["calls"]}
+            "client_cpu_s": one["client_cpu_s"], "calls": one["calls"],
+            "in_process_lat_ms": _rounded(inp["lat_ms"]), "one_client_lat_ms": _rounded(one["lat_ms"])}
 
 
 def _pooled(passes: list[dict[str, Any]]) -> dict[str, Any]:
