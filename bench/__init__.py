@@ -24,6 +24,7 @@ Child side, the cases (they import Canon):
   structural.py  2: cold, no-op, one changed body, ACL-only change, revocation
   query.py       3: warm ask and hybrid search against LanceDB's own hybrid query
   growth.py      6: one cold build per corpus size and what each store holds
+  server.py      7: `canon serve http` at 1 / 8 / 32 MCP clients against in-process ask
 
 The metadata benchmark (section 4) is its own program: `python -m bench.metadata` (bench/metadata.py
 drives it and bench/gen_manifest.py writes the synthetic dbt target; each case is measured by

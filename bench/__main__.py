@@ -18,6 +18,11 @@ Sections (`--only limit,structural,...`):
               Target p95 <= 50 ms and <= 1.7x the bare query.
   metadata    python -m bench.metadata (bench/metadata.py, the 5,500-node manifest): <= 10 s, <= 1 GB.
   growth      one cold build (HashingEmbedder) at 1k / 10k / 50k documents: chunks, store sizes, rows.
+  server      `canon serve http` (a subprocess on 127.0.0.1, HashingEmbedder index of --docs documents):
+              answers/s and p50/p95 at 1, 8 and 32 concurrent MCP clients (--quick: 1 and 4) asking the
+              governed questions, against in-process `ask` on the same questions in the same run.
+              Targets: 1-client p95 <= 1.5x in-process p95; no errors (and no action that differs from
+              the in-process one) at the most clients.
   cli         `canon ask` as a new process per question at --cli-docs documents (default 100000; one
               cold build with the HashingEmbedder, reused while the corpus is unchanged): p95 wall
               clock and peak RSS per process. Target < 3 s and < 300 MB (bench/cli_scale.py).
@@ -53,7 +58,7 @@ from bench.settings import CHUNKS_PER_DOC, REPO, TODAY, canon_home
 from bench.timing import loadavg, log
 from bench.workdir import corpus_dir, working_copy
 
-SECTIONS = ("limit", "structural", "query", "metadata", "growth", "cli", "peers")
+SECTIONS = ("limit", "structural", "query", "metadata", "growth", "server", "cli", "peers")
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
@@ -74,7 +79,9 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argpars
     ap.add_argument("--peers-which", default="llamaindex,dbtml", help="comma-separated: llamaindex,dbtml")
     ap.add_argument("--cli-docs", type=int, help="documents for the cli section (default 100000)")
     ap.add_argument("--ann", action="store_true", help="also probe an IVF_HNSW_SQ vector index on the large table")
-    ap.add_argument("--only", help="comma-separated sections: limit,structural,query,metadata,growth,cli,peers")
+    ap.add_argument("--server-calls", type=int, help="ask calls per client at each concurrency above 1 "
+                                                     "(default: the number of governed questions)")
+    ap.add_argument("--only", help="comma-separated sections: limit,structural,query,metadata,growth,server,cli,peers")
     ap.add_argument("--profile", action="store_true", help="run the cases under cProfile (slower; profiles go "
                                                            "to $CANON_HOME/bench/profiles/)")
     ap.add_argument("--out", help="results JSON (default $CANON_HOME/bench/results.json)")
@@ -181,6 +188,17 @@ def main(argv: list[str] | None = None) -> int:
             raw["growth"] = runs
             figures.figures_growth(F, runs)
         guarded("growth", s_growth)
+
+    if "server" in sections:
+        def s_server():
+            c = corpus_dir(work, docs, a.seed, a.synth_share)
+            n_questions = max(1, nq // 2)
+            r = run_child("server", {"corpus": str(c), "home": str(work / "server" / c.name), "reps": reps,
+                                     "questions": n_questions, "concurrency": [1, 4] if q else [1, 8, 32],
+                                     "calls": a.server_calls or n_questions})
+            raw["server"] = r
+            figures.figures_server(F, r)
+        guarded("server", s_server)
 
     if "cli" in sections:
         def s_cli():

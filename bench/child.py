@@ -24,7 +24,8 @@ from bench.timing import loadavg, log, now, peak_rss_mb
 
 # case name -> the module whose `case_<name>(params)` runs it
 CASE_MODULES = {"limit": "bench.limit", "structural": "bench.structural", "query": "bench.query",
-                "growth": "bench.growth", "peer_step": "bench.pipeline", "cli": "bench.cli_scale"}
+                "growth": "bench.growth", "server": "bench.server", "peer_step": "bench.pipeline",
+                "cli": "bench.cli_scale"}
 
 
 def child_main(case: str, params: dict[str, Any]) -> int:

@@ -1,5 +1,5 @@
 """What each case's raw result becomes in the report: the figures of every section, with the target
-beside each (the cases themselves are bench/limit.py, structural.py, query.py, growth.py and
+beside each (the cases themselves are bench/limit.py, structural.py, query.py, growth.py, server.py and
 metadata.py; the peers' figures are bench/peers.py's). Standard library only: the parent runs it."""
 
 from __future__ import annotations
@@ -224,3 +224,47 @@ def figures_cli(F: Figures, r: dict[str, Any]) -> None:
           "< 300 MB", max(rss) < 300, load=r["load_before"], rss=max(rss))
     F.add("cli.ask_errors", S, "asks that did not exit 0", [len(failed)], "runs", "0", not failed,
           load=r["load_before"], note="; ".join(x["stderr"] for x in failed[:2]))
+
+
+def figures_server(F: Figures, r: dict[str, Any]) -> None:
+    """Section 7: the context server over HTTP against in-process ask, same questions, same run."""
+    S = f"7 server @{r['docs']} docs / {r['chunks']} chunks"
+    load = r["load_before"]
+    B = r["blocks"]
+    emb = r["embedder"].split(":", 1)[0]
+    q = r["questions"]
+    F.add("server.in_process_p50_ms", S, "in-process ask p50 (canon ask's context)", [b["in_process_p50_ms"] for b in B],
+          "ms", load=load, note=f"{q['n']} governed questions x {len(B)} blocks, role {r['role']}, embedder {emb} "
+                                f"(the server's too: the revision's); actions {q['actions']}")
+    F.add("server.in_process_p95_ms", S, "in-process ask p95", [b["in_process_p95_ms"] for b in B], "ms", load=load)
+    ratio = [b["one_client_p95_ms"] / b["in_process_p95_ms"] for b in B
+             if b["one_client_p95_ms"] is not None and b["in_process_p95_ms"]]
+    clients = r["clients"]
+    for c in sorted(clients, key=int):
+        g = clients[c]
+        one = c == "1"
+        cpu = (f"; CPU per call: server {1000 * g['server_cpu_s'] / max(1, g['answered']):.1f} ms, "
+               f"client {1000 * g['client_cpu_s'] / max(1, g['answered']):.1f} ms") if g.get("server_cpu_s") else ""
+        F.add(f"server.clients_{c}.answers_per_s", S, f"{c} HTTP client{'s' if not one else ''}: answers/s",
+              [b["one_client_answers_per_s"] for b in B] if one else g["answers_per_s"], "answers/s", load=load,
+              note=f"{g['answered']}/{g['calls']} answered in {g['wall_s']:.1f} s{cpu}")
+        F.add(f"server.clients_{c}.p50_ms", S, f"{c} client{'s' if not one else ''}: p50",
+              [b["one_client_p50_ms"] for b in B] if one else g["p50_ms"], "ms", load=load)
+        F.add(f"server.clients_{c}.p95_ms", S, f"{c} client{'s' if not one else ''}: p95",
+              [b["one_client_p95_ms"] for b in B] if one else g["p95_ms"], "ms", load=load,
+              note=f"max {g['max_ms']:.1f} ms" if g.get("max_ms") is not None else "")
+    F.add("server.ratio_p95_1_client", S, "server p95 / in-process p95 at 1 client", ratio, "x", "<= 1.5",
+          bool(ratio) and median(ratio) <= 1.5, load=load, note="per block: 1-client pass right after an "
+                                                                "in-process pass on the same questions")
+    top = max(clients, key=int)
+    g = clients[top]
+    F.add("server.errors_at_max_clients", S, f"errors at {top} clients", g["errors"], "", "== 0", g["errors"] == 0,
+          load=load, note="; ".join(f"{n}x {k}" for k, n in g.get("error_kinds", {}).items())
+          + (" e.g. " + " | ".join(g["examples"][:2]) if g.get("examples") else ""))
+    mism = sum(x["mismatches"] for x in clients.values())
+    F.add("server.action_mismatches", S, "server action != in-process action (all calls)", mism, "", "== 0",
+          mism == 0, load=load, note=f"{sum(x['calls'] for x in clients.values())} calls")
+    F.add("server.server_peak_rss_mb", S, "peak RSS of the server process", r.get("server_peak_rss_mb"), "MB",
+          load=load, rss=r.get("server_peak_rss_mb"),
+          note=f"the benchmark's own process (in-process ask + clients): {r['peak_rss_mb']:.0f} MB; server start "
+               f"{r['server_start_s']:.1f} s")

@@ -456,6 +456,82 @@ def test_warm_state_is_kept_and_rebuilt_only_when_the_index_or_registry_changes(
         assert s.ctx is not ctx and state.rebuilds == 2 and s.ctx.retriever.revision_id != rev
 
 
+def test_the_registry_is_held_while_its_snapshot_is_the_published_one(tmp_path, monkeypatch):
+    """One read-only connection serves call after call (opening DuckDB costs more than a warm ask);
+    a snapshot a writer publishes, a policy edit of the same length, and an idle release are each
+    seen by the very next call."""
+    from canon.core import db
+    from canon.serve.state import ServedState
+
+    home = tmp_path / "home"
+    monkeypatch.delenv("CANON_POLICY", raising=False)
+    monkeypatch.setenv("CANON_CORPUS", str(home / "corpus"))
+    _build(home, ROOT / "tests/fixtures/dossier/corpus.jsonl", ROOT / "knowledge/policy.yml")
+    state = ServedState(home)
+    with state.session():   # publishes the first snapshot, and records the policy sighting in a new one
+        pass
+    with state.session() as s:
+        con, ctx, policy, rev = s.ws.con, s.ctx, s.policy, s.ctx.retriever.revision_id
+        opens = state.opens
+    with state.session() as s:
+        assert s.ws.con is con and s.ctx is ctx and state.opens == opens and state.rebuilds == 1
+        assert s.policy is policy   # the same bytes: not parsed again
+    path = home / "corpus" / "policy.yml"
+    text = path.read_text()
+    path.write_text(text.replace("2026-11-20T10:00:00Z", "2026-11-21T10:00:00Z"))   # same size, at once
+    with state.session() as s:
+        assert s.policy.revision == "2026-11-21T10:00:00Z" and s.ws.con is con and state.opens == opens
+    with db.writing(home / "canon.duckdb") as wcon:   # a writer publishes a new snapshot, and a new revision
+        index.publish(wcon, home / "lancedb", project(registry.load_documents(wcon), load_policy(path)),
+                      HashingEmbedder(), policy_revision="2026-11-21T10:00:00Z", run_id="r2")
+    db.mark_published(home / "canon.duckdb")
+    with state.session() as s:
+        assert state.opens == opens + 1 and s.ws.con is not con and state.rebuilds == 2
+        assert s.ctx.retriever.revision_id != rev
+        con = s.ws.con
+    assert not state.release_idle(idle_s=3600)   # just used: kept
+    assert state.release_idle(idle_s=0)
+    with pytest.raises(Exception):
+        con.execute("SELECT 1")                  # let go of
+    with state.session() as s:
+        assert state.opens == opens + 2 and state.rebuilds == 2   # the same snapshot again: nothing to rebuild
+    state.close()
+
+
+def test_the_held_answer_log_appends_beside_other_writers_and_follows_a_replaced_file(tmp_path):
+    """The server's answer log keeps one SQLite connection: its rows are visible to readers at once,
+    a `canon ask` process's per-answer connection appends meanwhile, and a deleted file is
+    recreated rather than written through an unlinked one."""
+    from canon.ask.answer_log import AnswerLogFile, HeldAnswerLog, new_answer_id
+    from canon.models.responses import Response
+
+    path = tmp_path / "answer_log.sqlite"
+
+    def resp() -> Response:
+        return Response(action="answer", question="q", role="analyst", answer_id=new_answer_id(),
+                        index_revision="rev-1", policy_revision="p1")
+
+    def ids() -> list[str]:
+        con = sqlite3.connect(path)
+        try:
+            return [r[0] for r in con.execute("SELECT answer_id FROM answer_log ORDER BY rowid")]
+        finally:
+            con.close()
+
+    held = HeldAnswerLog(path)
+    a, b, c, d = resp(), resp(), resp(), resp()
+    held.record(a, principal="bench", transport="http")
+    AnswerLogFile(path).record(b)                        # another process's way of appending
+    held.record(c, principal="bench", transport="http")
+    assert ids() == [a.answer_id, b.answer_id, c.answer_id]
+    assert AnswerLogFile(path).given(c.answer_id, "bench") is not None
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    held.record(d, principal="bench", transport="http")
+    assert ids() == [d.answer_id]
+    held.close()
+
+
 def test_a_broken_tokens_file_is_an_input_error_naming_it(demo, tmp_path):
     home, _ = demo
     bad = tmp_path / "tokens.yml"

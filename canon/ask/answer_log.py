@@ -8,12 +8,16 @@ Two stores hold the same row (docs/contracts.md, "Answer log"):
   SQLite file in WAL mode, so any number of ask processes append at once
   without taking canon.duckdb's single write lock (docs/design.md,
   "Concurrent readers"). `canon impact` and deletion audits read both.
+  `HeldAnswerLog` is the same file for the context server, which keeps its
+  connection between answers.
 """
 
 import datetime as dt
 import hashlib
 import json
+import os
 import sqlite3
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -99,11 +103,12 @@ class AnswerLogFile:
     def __init__(self, path: Path):
         self.path = Path(path)
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, *, any_thread: bool = False) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + BUSY_SECONDS
         while True:
-            con = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+            con = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None,
+                                  check_same_thread=not any_thread)
             try:
                 con.execute("PRAGMA journal_mode=WAL")  # needs a moment alone on a brand-new file
                 con.execute(SQLITE_DDL)
@@ -166,3 +171,51 @@ def citing(con: duckdb.DuckDBPyConnection | None, log_file: AnswerLogFile | None
     if log_file is not None:
         rows += log_file.citing(doc_id)
     return sorted(rows, key=lambda r: (r[1], r[0]))
+
+
+class HeldAnswerLog(AnswerLogFile):
+    """The same file for a long-running process (the context server, canon/serve/state.py): one
+    connection kept between answers. A connection per answer costs ~2.5 ms, most of it the
+    checkpoint SQLite runs when a file's last connection closes; a held one appends in ~0.5 ms.
+    WAL lets `canon ask` processes and readers (impact, deletion audits) use the file meanwhile.
+    The file is stat'ed before each append: one deleted or replaced is reopened (and recreated),
+    so no row goes to an unlinked file."""
+
+    def __init__(self, path: Path):
+        super().__init__(path)
+        self._lock = threading.Lock()   # callers may append from different threads
+        self._con: sqlite3.Connection | None = None
+        self._file: tuple | None = None
+
+    def _identity(self) -> tuple | None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def record(self, resp: Response, *, principal: str | None = None, transport: str | None = None) -> None:
+        row = _row(resp, principal, transport)
+        row[1] = row[1].isoformat()
+        row[4] = row[4].isoformat() if row[4] else None
+        with self._lock:
+            if self._con is None or self._identity() != self._file:
+                self._close()
+                before = self._identity()   # before connecting: a file swapped meanwhile is reopened next time
+                self._con = self._connect(any_thread=True)
+                self._file = before if before is not None else self._identity()
+            try:
+                self._con.execute(_INSERT, row)
+            except sqlite3.Error:
+                self._close()   # the next answer starts from a fresh connection
+                raise
+
+    def _close(self) -> None:
+        if self._con is not None:
+            con, self._con, self._file = self._con, None, None
+            con.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
+

@@ -128,6 +128,21 @@ def _stale(path: Path, snap: Path) -> bool:
     return newest > snap.stat().st_mtime_ns
 
 
+def published_snapshot(path: Path) -> tuple | None:
+    """The identity (inode, mtime, size) of the read snapshot of `path` while it is the one a
+    reader would open as it stands: None when it is missing or older than the live file (a
+    write that did not publish; `open_for_reading` then refreshes it). A long-lived reader
+    keeps its connection while this stays the same (canon/serve/state.py)."""
+    snap = snapshot_of(path)
+    try:
+        st = snap.stat()
+        if _stale(Path(path), snap):
+            return None
+    except FileNotFoundError:   # no snapshot, or it was swapped between the two stats
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
 @contextlib.contextmanager
 def writing(path: Path, *, wait: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """The file at `path` open for writing (waiting at most `wait` s for another

@@ -124,9 +124,13 @@ def build_server(state: ServedState, principal_of: PrincipalOf) -> MCPServer:
 
 
 def run_stdio(role: str, principal: Principal, state: ServedState | None = None) -> None:
-    server = build_server(state or ServedState(), lambda _ctx: principal)
+    state = state or ServedState()
+    server = build_server(state, lambda _ctx: principal)
     print(f"canon serve mcp: serving role {role} over stdio", file=sys.stderr)
-    server.run("stdio")
+    try:
+        server.run("stdio")
+    finally:
+        state.close()   # the held registry snapshot (canon/serve/state.py)
 
 
 # ---------------------------------------------------------------- HTTP
@@ -175,6 +179,10 @@ def http_app(table: TokenTable, state: ServedState | None = None, host: str = "1
 
 
 def run_http(host: str, port: int, table: TokenTable, state: ServedState | None = None) -> None:
+    state = state or ServedState()
     print(f"canon serve http: listening on http://{host}:{port}/mcp", file=sys.stderr)
-    # access_log off: request lines are not needed and would be one more place to audit.
-    uvicorn.run(http_app(table, state, host), host=host, port=port, log_level="warning", access_log=False)
+    try:
+        # access_log off: request lines are not needed and would be one more place to audit.
+        uvicorn.run(http_app(table, state, host), host=host, port=port, log_level="warning", access_log=False)
+    finally:
+        state.close()   # the held registry snapshot (canon/serve/state.py)

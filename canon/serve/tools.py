@@ -57,7 +57,7 @@ def _logged(s: Session, p: Principal, resp: Response) -> dict[str, Any]:
     if not resp.index_revision and s.ctx.retriever is not None:
         resp.index_revision = s.ctx.retriever.revision_id
     resp.policy_revision = resp.policy_revision or s.policy.revision
-    answer_log.AnswerLogFile(s.ws.paths.answer_log_file).record(resp, principal=p.name, transport=p.transport)
+    s.answer_log.record(resp, principal=p.name, transport=p.transport)
     return resp.to_json_dict()
 
 
