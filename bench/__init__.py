@@ -16,6 +16,7 @@ Parent side, standard library only:
   settings.py    the fixed day, the role, the query depth, where the results go
   timing.py      clocks, CPU seconds, peak RSS, load average, percentiles, medians, progress log
   gen_corpus.py  the seeded document corpus (also `python -m bench.gen_corpus OUT_DIR`)
+  cli_asks.py    8: each question as a fresh `canon ask` process, its wall clock and peak RSS
 
 Child side, the cases (they import Canon):
   pipeline.py    the production build stage by stage, the timed embedder; the peers' build step
@@ -25,6 +26,7 @@ Child side, the cases (they import Canon):
   query.py       3: warm ask and hybrid search against LanceDB's own hybrid query
   growth.py      6: one cold build per corpus size and what each store holds
   server.py      7: `canon serve http` at 1 / 8 / 32 MCP clients against in-process ask
+  cli_scale.py   8: the large registry `canon ask` runs against, and the questions it is asked
 
 The metadata benchmark (section 4) is its own program: `python -m bench.metadata` (bench/metadata.py
 drives it and bench/gen_manifest.py writes the synthetic dbt target; each case is measured by

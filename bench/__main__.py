@@ -51,7 +51,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from bench import figures, peers
+from bench import cli_asks, figures, peers
 from bench.child import child_main, run_child
 from bench.report import Figures, complete, git_state, print_table
 from bench.settings import CHUNKS_PER_DOC, REPO, TODAY, canon_home
@@ -206,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             c = corpus_dir(work, n, a.seed, a.synth_share)
             r = run_child("cli", {"corpus": str(c), "ws": str(work / f"cli-{n}"), "questions": 6 if q else 20,
                                   "seed": a.seed})
+            r["runs"] = cli_asks.run(r["questions"], str(work / f"cli-{n}"), str(c))
             raw["cli"] = r
             figures.figures_cli(F, r)
         guarded("cli", s_cli)

@@ -205,7 +205,7 @@ def figures_metadata(F: Figures, m: dict[str, Any], load: list[float]) -> None:
 
 
 def figures_cli(F: Figures, r: dict[str, Any]) -> None:
-    S = "7 cli"
+    S = "8 cli"
     runs = r["runs"]
     walls = [x["wall_s"] for x in runs]
     rss = [x["rss_mb"] for x in runs]
