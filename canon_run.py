@@ -2,7 +2,7 @@
 job headless, on the embedded defaults (DuckDB + local LanceDB under the
 home), showing a line per step as it completes, then print a short summary a
 newcomer can read. Dagster's full event log goes to a file under the home
-(<home>/logs/), not to the terminal.
+(<home>/logs/) with what dbt prints, not to the terminal.
 
 The configuration is canon/core/settings.py's (CANON_CONFIG, the environment,
 the demo by default); a bad one stops here with the file, the key and the
@@ -10,6 +10,7 @@ reason (exit 2). The Dagster instance settings are the committed dagster.yaml
 (one DuckDB-writing run at a time); `ensure_dagster_yaml` copies it into
 DAGSTER_HOME when that has none, for `make run`, `make ui` and the tests."""
 
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -53,9 +54,11 @@ def _rows(metadata: dict) -> int | None:
 class _Progress(logging.Handler):
     """One line per step as it completes: step, seconds, rows or documents."""
 
+    console = None   # the terminal, set before a run sends everything else printed to the log file
+
     def __init__(self, out=None) -> None:
         super().__init__(level=logging.DEBUG)
-        self.out = out or sys.stdout
+        self.out = out or _Progress.console or sys.stdout
         self.started: dict[str, float] = {}
         self.made: dict[str, list[tuple[str, int | None]]] = {}
 
@@ -119,7 +122,10 @@ def main() -> int:
     log_file.parent.mkdir(parents=True, exist_ok=True)
     job = defs.resolve_job_def(MAIN_JOB).with_logger_defs(
         {"canon_progress": progress_logger, "canon_event_log": event_log_file})
-    with dg.DagsterInstance.get() as instance:
+    _Progress.console = sys.stdout
+    # dagster-dbt re-prints every dbt log line on stdout: into the log file with the event log.
+    with dg.DagsterInstance.get() as instance, open(log_file, "a", encoding="utf-8") as raw, \
+            contextlib.redirect_stdout(raw):
         result = job.execute_in_process(
             instance=instance, raise_on_error=False,
             run_config={"loggers": {"canon_progress": {}, "canon_event_log": {"config": {"path": str(log_file)}}}},

@@ -151,3 +151,39 @@ def test_build_in_artifacts_mode_on_a_vendored_set(artifacts, tmp_path):
     finally:
         con.close()
     assert not (tmp_path / "state" / "dbt_target" / "manifest.json").exists()   # nothing parsed
+
+
+def test_build_in_project_mode_runs_the_teams_dbt_outside_its_folder(tmp_path):
+    """`canon build` on a small dbt project of its own (a seed and a model, dbt-duckdb; about 1.5 min):
+    dagster-dbt builds it, and dbt's target, logs and everything it prints stay under the home."""
+    shop = tmp_path / "shop"
+    (shop / "seeds").mkdir(parents=True)
+    (shop / "models").mkdir()
+    (shop / "dbt_project.yml").write_text('name: shop\nversion: "1.0.0"\nprofile: shop\n')
+    (shop / "profiles.yml").write_text(
+        "shop:\n  target: dev\n  outputs:\n    dev: {type: duckdb, path: \"{{ env_var('SHOP_WAREHOUSE') }}\"}\n")
+    (shop / "seeds" / "raw_customers.csv").write_text("id,name\n1,Ada\n2,Grace\n")
+    (shop / "models" / "customers.sql").write_text("select id as customer_id, name from {{ ref('raw_customers') }}\n")
+    (shop / "models" / "schema.yml").write_text(
+        "version: 2\nmodels:\n  - name: customers\n    columns:\n      - name: customer_id\n"
+        "        tests: [unique, not_null]\n")
+    before = sorted(p.relative_to(shop) for p in shop.rglob("*"))
+    config = tmp_path / "canon.yml"
+    config.write_text("home: state\ndbt: {project_dir: shop}\ndefault_roles: [analyst]\n")
+    out = canon("build", cwd=tmp_path, config=config, CANON_EMBEDDER="hashing",
+                SHOP_WAREHOUSE=str(tmp_path / "warehouse.duckdb"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"Canon project configuration from {config}, home {tmp_path / 'state'}"
+    assert any(line.startswith("  ✓ dbt_models ") for line in lines)
+    assert "dbt nodes      1 model, 1 seed, 2 test; 5 lineage edges" in lines
+    assert not any("Running with dbt" in line for line in lines)   # dbt's own output went to the log
+    [log] = (tmp_path / "state" / "logs").glob("canon_main-*.log")
+    assert "Running with dbt" in log.read_text()
+    assert sorted(p.relative_to(shop) for p in shop.rglob("*")) == before   # no target/, no logs/ in the project
+    assert (tmp_path / "state" / "dbt_artifacts" / "manifest.json").is_file()
+    con = duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM customers").fetchone()[0] == 2
+    finally:
+        con.close()
