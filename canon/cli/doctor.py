@@ -1,7 +1,8 @@
 """`canon doctor`: what the configuration resolves to, and every problem with
 it, each naming the file and the key. Nothing is written and dbt is never run:
-the dbt side is read from the artifacts (artifacts mode) or from the manifest
-Canon's last build parsed into the home (demo and project mode)."""
+the dbt side is read from the artifacts (artifacts mode) or from what Canon's
+last build published into the home (demo and project mode; before a build,
+the manifest the code location parsed)."""
 
 from __future__ import annotations
 
@@ -32,8 +33,10 @@ def _dbt_report(s: Settings, problems: list[Problem]) -> dict[str, Any]:
     file = str(s.config_file) if s.config_file else ENVIRONMENT
     if s.mode == "artifacts":
         folder, key = s.dbt_artifacts_dir, "dbt.artifacts_dir"
-    else:
-        folder, key = s.home / "dbt_target", "dbt.project_dir"
+    else:   # the set the last build published, else the manifest the code location parsed
+        published = s.home / "dbt_artifacts"
+        folder = published if (published / "manifest.json").is_file() else s.home / "dbt_target"
+        key = "dbt.project_dir"
     out: dict[str, Any] = {"folder": str(folder)}
     if s.runs_dbt:
         out["project_dir"] = str(s.dbt_project_dir)
