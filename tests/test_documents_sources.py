@@ -73,3 +73,17 @@ def test_two_sources_under_one_source_system_are_refused(tmp_path):
     assert "source system 'corpus'" in exc.value.reason
     assert _live(con) == {}   # refused before anything was stored
     con.close()
+
+
+def test_the_documents_sensor_watches_every_source(tmp_path):
+    from sensors import watch
+
+    wiki, notes = tmp_path / "wiki", tmp_path / "notes"
+    _page(wiki, "wiki.close")
+    _page(notes, "note.a")
+    assert watch.documents_state([wiki]) == watch.corpus_state(wiki)   # one source: the cursor it always had
+    both = watch.documents_state([wiki, notes])
+    assert set(both.files) == {"0:wiki.close.md", "1:note.a.md"}
+    _page(notes, "note.a", body=BODY + " Edited.")
+    after = watch.documents_state([wiki, notes])
+    assert after.digest != both.digest and watch.diff(both.files, after.files)["changed"] == ["1:note.a.md"]
