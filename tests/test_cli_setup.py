@@ -129,7 +129,8 @@ def test_a_bad_configuration_stops_every_command_with_the_key(tmp_path):
 
 
 def test_build_in_artifacts_mode_on_a_vendored_set(artifacts, tmp_path):
-    """`canon build` end to end (about 20 s): the progress, the event log, the summary and the tables."""
+    """`canon build` end to end (about 30 s), then `canon ask`: the progress, the event log, the summary,
+    the tables, and an answer from the team's own artifacts."""
     config = tmp_path / "canon.yml"
     config.write_text(f"home: state\ndbt: {{artifacts_dir: {artifacts}}}\ndefault_roles: [analyst]\n")
     out = canon("build", cwd=tmp_path, config=config, CANON_EMBEDDER="hashing")
@@ -151,6 +152,14 @@ def test_build_in_artifacts_mode_on_a_vendored_set(artifacts, tmp_path):
     finally:
         con.close()
     assert not (tmp_path / "state" / "dbt_target" / "manifest.json").exists()   # nothing parsed
+    # The team's nodes are evidence for default_roles, and every command reads the same configuration.
+    assert "registry       8 documents (8 model_schema)" in lines
+    ask = canon("ask", "What is the grain of the customers model?", "--role", "analyst", "--json", cwd=tmp_path,
+                config=config, CANON_EMBEDDER="hashing")
+    assert ask.returncode == 0, ask.stderr
+    answer = json.loads(ask.stdout)
+    assert answer["action"] == "answer" and "Grain: one row per customer_id" in answer["answer"]
+    assert [e["doc_id"] for e in answer["evidence"] if e["use"] == "primary"] == ["model.jaffle_shop.customers"]
 
 
 def test_build_in_project_mode_runs_the_teams_dbt_outside_its_folder(tmp_path):
