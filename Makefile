@@ -5,10 +5,14 @@ PY       ?= python3
 VENV     := .venv
 BIN      := $(VENV)/bin
 STAMP    := $(VENV)/.canon-installed
+# With CANON_CONFIG the configuration file names the home (canon/core/settings.py): a
+# CANON_HOME set here would override it, so the home's folders are left to Canon.
+ifndef CANON_CONFIG
 export CANON_HOME ?= $(CURDIR)/var
 export DAGSTER_HOME ?= $(CANON_HOME)/dagster
 # The int8 ONNX export of the embedding model, made once per checkout (canon/index/embedding/onnx.py).
 export CANON_MODEL_CACHE ?= $(CANON_HOME)/models
+endif
 # The embedding model ships inside a pip package: never reach for a hub at run time.
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -27,9 +31,10 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 # The instance settings (dagster.yaml: one DuckDB-writing run at a time) go into DAGSTER_HOME once.
+# (canon_run does the same for a configured home, where DAGSTER_HOME is not set here.)
 run: install
-	@mkdir -p $(DAGSTER_HOME)
-	@test -f $(DAGSTER_HOME)/dagster.yaml || cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
+	@if [ -n "$(DAGSTER_HOME)" ]; then mkdir -p $(DAGSTER_HOME); \
+	  test -f $(DAGSTER_HOME)/dagster.yaml || cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml; fi
 	$(BIN)/python -m canon_run
 
 test: install lint
@@ -42,9 +47,10 @@ lint: install
 	$(BIN)/lint-imports
 
 ui: install
-	@mkdir -p $(DAGSTER_HOME)
-	@test -f $(DAGSTER_HOME)/dagster.yaml || cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dagster dev -w workspace.yaml
+	@export DAGSTER_HOME="$${DAGSTER_HOME:-$$($(BIN)/python -c 'from canon.core.settings import load_settings; print(load_settings().home / "dagster")')}" && \
+	  mkdir -p "$$DAGSTER_HOME" && \
+	  { test -f "$$DAGSTER_HOME/dagster.yaml" || cp dagster.yaml "$$DAGSTER_HOME/dagster.yaml"; } && \
+	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dagster dev -w workspace.yaml
 
 bench-metadata: install
 	$(BIN)/python -m bench.metadata

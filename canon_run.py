@@ -1,12 +1,19 @@
-"""`make run`: materialize every asset of the main job headless, on the
-embedded defaults (DuckDB + local LanceDB under CANON_HOME), then print a
-short summary a newcomer can read.
+"""`make run` and `canon build`: materialize every asset of the configured main
+job headless, on the embedded defaults (DuckDB + local LanceDB under the
+home), showing a line per step as it completes, then print a short summary a
+newcomer can read. Dagster's full event log goes to a file under the home
+(<home>/logs/) with what dbt prints, not to the terminal.
 
-The Dagster instance settings are the committed dagster.yaml (one
-DuckDB-writing run at a time); `ensure_dagster_yaml` copies it into
+The configuration is canon/core/settings.py's (CANON_CONFIG, the environment,
+the demo by default); a bad one stops here with the file, the key and the
+reason (exit 2). The Dagster instance settings are the committed dagster.yaml
+(one DuckDB-writing run at a time); `ensure_dagster_yaml` copies it into
 DAGSTER_HOME when that has none, for `make run`, `make ui` and the tests."""
 
+import contextlib
+import datetime as dt
 import json
+import logging
 import os
 import shutil
 import sys
@@ -15,6 +22,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from canon.core.errors import CanonInputError
+from canon.core.settings import Settings, load_settings
 from canon.ops.summary import workspace_summary
 from canon.registry import store as registry
 from definitions import MAIN_JOB, build_definitions
@@ -33,25 +42,101 @@ def ensure_dagster_yaml(dagster_home) -> bool:
     return True
 
 
+def _rows(metadata: dict) -> int | None:
+    for key in ("dagster/row_count", "documents"):
+        value = metadata.get(key)
+        value = getattr(value, "value", value)
+        if isinstance(value, int):
+            return value
+    return None
+
+
+class _Progress(logging.Handler):
+    """One line per step as it completes: step, seconds, rows or documents."""
+
+    console = None   # the terminal, set before a run sends everything else printed to the log file
+
+    def __init__(self, out=None) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.out = out or _Progress.console or sys.stdout
+        self.started: dict[str, float] = {}
+        self.made: dict[str, list[tuple[str, int | None]]] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        event = getattr(record, "dagster_event", None)
+        if event is None or not event.step_key:
+            return
+        step, kind = event.step_key, event.event_type_value
+        if kind == "STEP_START":
+            self.started[step] = record.created
+        elif kind == "ASSET_MATERIALIZATION":
+            mat = event.event_specific_data.materialization
+            self.made.setdefault(step, []).append((mat.asset_key.to_user_string(), _rows(mat.metadata)))
+        elif kind in ("STEP_SUCCESS", "STEP_FAILURE"):
+            seconds = record.created - self.started.get(step, record.created)
+            mark = "✓" if kind == "STEP_SUCCESS" else "✗"
+            print(f"  {mark} {step:<46} {seconds:6.1f} s  {self._detail(step)}".rstrip(), file=self.out, flush=True)
+
+    def _detail(self, step: str) -> str:
+        made = self.made.get(step, [])
+        counted = [(k, n) for k, n in made if n is not None]
+        if len(made) > 3 or not counted:
+            return f"{len(made)} asset(s)" if made else ""
+        return ", ".join(f"{k} {n} {'documents' if k.endswith('evidence_registry') else 'rows'}" for k, n in counted)
+
+
+@dg.logger(description="A line per step as it completes (canon_run).")
+def progress_logger(_context) -> logging.Logger:
+    log = logging.Logger("canon_progress", level=logging.DEBUG)
+    log.addHandler(_Progress())
+    return log
+
+
+@dg.logger(config_schema={"path": str}, description="Dagster's full event log, to a file under the home.")
+def event_log_file(context) -> logging.Logger:
+    log = logging.Logger("canon_event_log", level=logging.DEBUG)
+    handler = logging.FileHandler(context.logger_config["path"], encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    return log
+
+
 def main() -> int:
-    paths = paths_from_env().canon.ensure()
+    try:
+        settings = load_settings()
+        paths = paths_from_env().canon.ensure()
+    except CanonInputError as exc:
+        print(f"canon: error: {exc}", file=sys.stderr)
+        return 2
     os.environ.setdefault("DAGSTER_HOME", str(paths.dagster_home))
     ensure_dagster_yaml(os.environ["DAGSTER_HOME"])
     started = time.monotonic()
-    defs = build_definitions()
-    job = defs.resolve_job_def(MAIN_JOB)
-    with dg.DagsterInstance.get() as instance:
+    print(f"Canon {settings.mode} configuration"
+          + (f" from {settings.config_file}" if settings.config_file else "") + f", home {paths.home}")
+    try:
+        defs = build_definitions()
+    except CanonInputError as exc:
+        print(f"canon: error: {exc}", file=sys.stderr)
+        return 2
+    log_file = paths.home / "logs" / f"{MAIN_JOB}-{dt.datetime.now():%Y%m%dT%H%M%S}.log"
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    job = defs.resolve_job_def(MAIN_JOB).with_logger_defs(
+        {"canon_progress": progress_logger, "canon_event_log": event_log_file})
+    _Progress.console = sys.stdout
+    # dagster-dbt re-prints every dbt log line on stdout: into the log file with the event log.
+    with dg.DagsterInstance.get() as instance, open(log_file, "a", encoding="utf-8") as raw, \
+            contextlib.redirect_stdout(raw):
         result = job.execute_in_process(
             instance=instance, raise_on_error=False,
-            # Step-level progress at INFO; the per-event DEBUG stream lives in the Dagster UI.
-            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+            run_config={"loggers": {"canon_progress": {}, "canon_event_log": {"config": {"path": str(log_file)}}}},
         )
     elapsed = time.monotonic() - started
-    _print_summary(paths, result, elapsed)
+    _print_summary(paths, result, elapsed, settings, log_file)
     return 0 if result.success else 1
 
 
-def _print_summary(paths, result, elapsed: float) -> None:
+def _print_summary(paths, result, elapsed: float, settings: Settings | None = None, log_file: Path | None = None) -> None:
+    settings = settings or load_settings()
     steps = result.get_step_success_events()
     failed = result.get_step_failure_events()
     checks = [e for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
@@ -66,21 +151,31 @@ def _print_summary(paths, result, elapsed: float) -> None:
             print(f"  ✗ {data.asset_key.to_user_string()} · {data.check_name}")
     for e in failed:
         print(f"  ✗ step {e.step_key}: {e.event_specific_data.error.message.strip()[:300]}")
-    con = registry.connect(paths.canon_db, read_only=True)
-    try:
-        for line in workspace_summary(con):
-            print(line)
-    finally:
-        con.close()
+    if paths.canon_db.exists():
+        con = registry.connect(paths.canon_db, read_only=True)
+        try:
+            for line in workspace_summary(con):
+                print(line)
+        finally:
+            con.close()
     report = paths.home / "eval" / "eval_report.json"
-    if report.exists():
+    if not settings.release_gate:
+        print("release gate   none configured (release_gate.gold in the configuration): no eval_report asset")
+    elif report.exists():
         sets = json.loads(report.read_text())
         print("release gate   " + "; ".join(
             f"{name} {r['summary']['passed']}/{r['summary']['cases']} passed, recall@3 {r['summary']['recall_at_3']}, "
             f"leaks {r['summary']['permission_leaks']}" for name, r in sets.items()))
+    if log_file is not None:
+        print(f"event log      {log_file}")
     print(f"home           {paths.home}  (Dagster UI: make ui)")
-    print("try            .venv/bin/canon resolve metric.finance.net_revenue --as-of 2026-08-31 --role analyst")
-    print('               .venv/bin/canon ask "Which net revenue definition applies for 2026-08-31?" --role analyst')
+    if settings.is_demo:
+        print("try            .venv/bin/canon resolve metric.finance.net_revenue --as-of 2026-08-31 --role analyst")
+        print('               .venv/bin/canon ask "Which net revenue definition applies for 2026-08-31?" --role analyst')
+    else:
+        role = settings.default_roles[0] if settings.default_roles else "ROLE"
+        print("try            .venv/bin/canon doctor")
+        print(f'               .venv/bin/canon ask "Which model implements <metric>?" --role {role}')
 
 
 if __name__ == "__main__":

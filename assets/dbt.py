@@ -14,7 +14,7 @@ from typing import Any, Mapping, NamedTuple
 import dagster as dg
 from dagster_dbt import DagsterDbtTranslator, DagsterDbtTranslatorSettings, DbtCliResource, DbtProject, dbt_assets
 
-from assets.keys import EVAL_KEY
+from assets.keys import EVAL_GROUP
 from canon.run_lineage import dbt_relation
 from canon.sources.dbt.artifact_store import publish_artifacts
 from canon.sources.dbt.artifacts import read_sources_json
@@ -125,7 +125,7 @@ def build_dbt_definitions(project: DbtProject) -> DbtDefinitions:
             )
 
     dbt_job = dg.define_asset_job(
-        DBT_JOB, selection=dg.AssetSelection.assets(dbt_models).downstream() - dg.AssetSelection.assets(EVAL_KEY),
+        DBT_JOB, selection=dg.AssetSelection.assets(dbt_models).downstream() - dg.AssetSelection.groups(EVAL_GROUP),
         tags=DB_TAGS,
         description="A dbt project change: dbt build → artifacts → registry → definitions → index.",
     )

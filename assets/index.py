@@ -29,7 +29,7 @@ from canon.index.build import build_index
 from canon.ops import checks as ops_checks
 from canon.ops import policy_check
 from canon.registry import store as registry
-from canon.registry.contracts import load_contracts
+from canon.registry.contracts import load_contract, load_contracts
 from canon.registry.live_policy import read_live_policy
 from canon.run_lineage import canon_table, index_revision
 from resources.embedder import EmbedderResource
@@ -112,9 +112,10 @@ def _result(outcome: ops_checks.Outcome) -> dg.AssetCheckResult:
                                description=outcome.summary, metadata=metadata)
 
 
-def _contract_limits() -> tuple[dict[str, float], float]:
-    """(max_lag_hours per source system, the strictest delete-propagation window)."""
-    contracts = load_contracts(CONTRACTS_DIR).values()
+def _contract_limits(paths: CanonPathsResource) -> tuple[dict[str, float], float]:
+    """(max_lag_hours per source system, the strictest delete-propagation window), over Canon's
+    contracts and those the configured documents sources name."""
+    contracts = [*load_contracts(CONTRACTS_DIR).values(), *(load_contract(d.contract) for d in paths.documents)]
     lags = {c.source.system: c.freshness.max_lag_hours for c in contracts}
     deletion = min((c.retention.delete_propagation_hours for c in contracts), default=24.0)
     return lags, deletion
@@ -129,7 +130,7 @@ def revocation_sla_seconds() -> float:
                             "and content hash (the query-time stale rule); un-indexed revisions WARN, and ERROR "
                             "once older than the contract's freshness.max_lag_hours.")
 def index_revision_fresh(canon_db: DuckDBResource, paths: CanonPathsResource) -> dg.AssetCheckResult:
-    lags, _ = _contract_limits()
+    lags, _ = _contract_limits(paths)
     with _connection(canon_db) as con:
         docs = registry.load_documents(con)
         outcome = ops_checks.index_freshness(con, docs, max_lag_hours=lags, lancedb_dir=paths.canon.lancedb_dir)
@@ -171,7 +172,7 @@ def index_coverage(canon_db: DuckDBResource, paths: CanonPathsResource) -> dg.As
                             "a deleted document still served WARNs, and ERRORs after the contract's "
                             "retention.delete_propagation_hours.")
 def lineage_integrity(canon_db: DuckDBResource, paths: CanonPathsResource) -> dg.AssetCheckResult:
-    _, deletion_hours = _contract_limits()
+    _, deletion_hours = _contract_limits(paths)
     with _connection(canon_db) as con:
         outcome = ops_checks.lineage_integrity(con, paths.canon.lancedb_dir,
                                                delete_propagation_hours=deletion_hours)

@@ -1,15 +1,15 @@
 """Canon's registry: the published dbt artifacts as tables (`dbt_nodes`,
 `lineage_edges`, `source_freshness`), the evidence registry (dbt-rendered
-documents and the knowledge/ corpus, each through its contract gate) with its
-quarantine check, the effective-time `definitions` table with its checks, and
-the jobs a knowledge/ change or new dbt artifacts start."""
+documents and each configured documents source, each through its contract
+gate) with its quarantine check, the effective-time `definitions` table with
+its checks, and the jobs a documents change or new dbt artifacts start."""
 
 import datetime as dt
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from assets.keys import DBT_TABLE_KEYS, DEFINITIONS_KEY, EVAL_KEY, INDEX_KEY, REGISTRY_KEY
+from assets.keys import DBT_TABLE_KEYS, DEFINITIONS_KEY, EVAL_GROUP, INDEX_KEY, REGISTRY_KEY
 from canon.ask.understanding import catalog_store
 from canon.core.clock import utcnow
 from canon.registry import checks as definition_checks
@@ -31,15 +31,19 @@ QUARANTINE_MAX_AGE_HOURS = 24
 
 # ------------------------------------------------------------ dbt artifacts → tables
 
-def build_dbt_artifact_tables(dbt_models: dg.AssetsDefinition) -> dg.AssetsDefinition:
+def build_dbt_artifact_tables(dbt_models: dg.AssetsDefinition | None) -> dg.AssetsDefinition:
+    """The artifact tables, downstream of Canon's own dbt build when there is one (demo and
+    project mode); in artifacts mode dbt runs elsewhere and they have no upstream asset."""
+    deps = [dbt_models] if dbt_models is not None else []
+
     @dg.multi_asset(
         name="dbt_artifact_tables",
         specs=[
-            dg.AssetSpec(DBT_TABLE_KEYS["dbt_nodes"], deps=[dbt_models], group_name="metadata",
+            dg.AssetSpec(DBT_TABLE_KEYS["dbt_nodes"], deps=deps, group_name="metadata",
                          description="One row per dbt model / version / source / seed / metric / semantic model / exposure."),
-            dg.AssetSpec(DBT_TABLE_KEYS["lineage_edges"], deps=[dbt_models], group_name="metadata",
+            dg.AssetSpec(DBT_TABLE_KEYS["lineage_edges"], deps=deps, group_name="metadata",
                          description="Model-level edges from dbt's parent map, column-level edges where derivable."),
-            dg.AssetSpec(DBT_TABLE_KEYS["source_freshness"], deps=[dbt_models], group_name="metadata",
+            dg.AssetSpec(DBT_TABLE_KEYS["source_freshness"], deps=deps, group_name="metadata",
                          description="dbt source freshness (sources.json): max_loaded_at, age and SLA per source."),
         ],
     )
@@ -86,14 +90,16 @@ def _dbt_documents(paths: CanonPathsResource, default_roles: tuple[str, ...] | N
 )
 def evidence_registry(context: dg.AssetExecutionContext, canon_db: DuckDBResource, lineage: OpenLineageResource,
                       paths: CanonPathsResource):
-    corpus_contract = load_contract(CONTRACTS_DIR / "knowledge.yml")
+    # Each configured documents source under its own contract (canon/core/settings.py).
+    documents = [(d.path, load_contract(d.contract)) for d in paths.documents]
     dbt_contract = load_contract(CONTRACTS_DIR / "dbt_artifacts.yml")
     outputs = [canon_table("documents"), canon_table("quarantine")]
     with lineage.asset_run(context, inputs=[canon_table("dbt_nodes"), canon_table("lineage_edges")], outputs=outputs):
-        dbt_docs = _dbt_documents(paths)
+        # The configured default_roles (none in the demo, whose rendered nodes all name their roles).
+        dbt_docs = _dbt_documents(paths, paths.settings.default_roles or None)
         with canon_db.get_connection() as con:
             build = build_registry(
-                con, corpus=paths.corpus_dir, corpus_contract=corpus_contract, dbt_documents=dbt_docs,
+                con, documents=documents, dbt_documents=dbt_docs,
                 dbt_contract=dbt_contract, run_id=context.run.run_id, today=dt.date.today(),
             )
             catalog_store.refresh_catalog(con)   # what a new `canon ask` process matches against
@@ -109,7 +115,8 @@ def evidence_registry(context: dg.AssetExecutionContext, canon_db: DuckDBResourc
         "quarantine_reasons": dg.MetadataValue.md(reasons),
         "quarantine_open": held,
         "quarantine_oldest_age_hours": round((utcnow() - oldest).total_seconds() / 3600, 2) if oldest else 0.0,
-        "corpus": str(paths.corpus_dir),
+        "corpus": str(paths.corpus_dir or "none"),
+        "documents_sources": dg.MetadataValue.json([{"path": str(p), "contract": c.label} for p, c in documents]),
     })
 
 
@@ -184,7 +191,7 @@ documents_job = dg.define_asset_job(
 
 artifacts_job = dg.define_asset_job(
     ARTIFACTS_JOB,
-    selection=dg.AssetSelection.assets(*DBT_TABLE_KEYS.values()).downstream() - dg.AssetSelection.assets(EVAL_KEY),
+    selection=dg.AssetSelection.assets(*DBT_TABLE_KEYS.values()).downstream() - dg.AssetSelection.groups(EVAL_GROUP),
     tags=DB_TAGS,
     description="dbt artifacts published outside Canon: artifact tables → registry → definitions → index.",
 )

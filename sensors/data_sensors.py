@@ -77,8 +77,8 @@ def _tree_sensor(*, name: str, job, description: str, state_of: Callable[[], wat
     return _sensor
 
 
-def _corpus_dir() -> Path:
-    return paths_from_env().corpus_dir
+def _document_sources() -> list[Path]:
+    return [d.path for d in paths_from_env().documents]
 
 
 def _policy_file() -> Path:
@@ -89,36 +89,43 @@ def _dbt_artifacts_dir() -> Path:
     return paths_from_env().canon.dbt_artifacts_dir
 
 
-def build_documents_sensor(job, *, corpus: Callable[[], Path] = _corpus_dir) -> dg.SensorDefinition:
+def build_documents_sensor(job, *, corpus: Callable[[], Path] | None = None,
+                           sources: Callable[[], list[Path]] = _document_sources) -> dg.SensorDefinition:
+    """`corpus`: one folder to watch instead of the configured documents sources (tests)."""
+    state_of = (lambda: watch.corpus_state(corpus())) if corpus is not None else (
+        lambda: watch.documents_state(sources()))
     return _tree_sensor(
         name=DOCUMENTS_SENSOR, job=job, what="documents", interval=30, baseline_key=REGISTRY_KEY,
-        state_of=lambda: watch.corpus_state(corpus()),
-        description="Content hashes of the corpus documents ($CANON_CORPUS, default knowledge/; *.md, *.jsonl, "
-                    "*.json, not policy.yml). A change starts canon_documents_job once.",
+        state_of=state_of,
+        description="Content hashes of the documents of every configured source (`documents`, or $CANON_CORPUS; "
+                    "default knowledge/; *.md, *.jsonl, *.json, not policy.yml). A change starts "
+                    "canon_documents_job once.",
     )
 
 
 def build_dbt_project_sensor(job, *, project_dir: Path = DBT_PROJECT_DIR) -> dg.SensorDefinition:
+    """`project_dir`: the configured dbt project (dbt.project_dir; the demo's dbt_project/)."""
     return _tree_sensor(
         name=DBT_PROJECT_SENSOR, job=job, what="dbt project", interval=60,
         baseline_key=DBT_TABLE_KEYS["dbt_nodes"],
         state_of=lambda: watch.dbt_project_state(project_dir),
-        description="Content hashes of the dbt project (models, YAML, seeds, macros). A model change starts "
-                    "canon_dbt_job once: dbt build and everything downstream up to the index.",
+        description=f"Content hashes of the dbt project in {project_dir} (models, YAML, seeds, macros). A model "
+                    "change starts canon_dbt_job once: dbt build and everything downstream up to the index.",
     )
 
 
-def build_dbt_artifacts_sensor(job, *, artifacts_dir: Callable[[], Path] = _dbt_artifacts_dir) -> dg.SensorDefinition:
-    """New manifest.json / semantic_manifest.json in $CANON_HOME/dbt_artifacts
-    that Canon has not ingested yet (written by a dbt run outside Canon)."""
+def build_dbt_artifacts_sensor(job, *, artifacts_dir: Callable[[], Path] = _dbt_artifacts_dir,
+                               where: str = "$CANON_HOME/dbt_artifacts") -> dg.SensorDefinition:
+    """New manifest.json / semantic_manifest.json that Canon has not ingested yet (written by a
+    dbt run outside Canon): in <home>/dbt_artifacts, or in artifacts mode the configured
+    dbt.artifacts_dir (`where` names it in the description)."""
     key = DBT_TABLE_KEYS["dbt_nodes"]
 
     @dg.sensor(name=DBT_ARTIFACTS_SENSOR, job=job, minimum_interval_seconds=60,
                default_status=dg.DefaultSensorStatus.RUNNING,
-               description="A new dbt artifact set (manifest.json, semantic_manifest.json) in "
-                           "$CANON_HOME/dbt_artifacts that is newer than canon/dbt_nodes starts "
-                           "canon_artifacts_job once. Artifacts Canon's own dbt build wrote are already "
-                           "ingested by the same run and start nothing.")
+               description=f"A new dbt artifact set (manifest.json, semantic_manifest.json) in {where} that is "
+                           "newer than canon/dbt_nodes starts canon_artifacts_job once. Artifacts Canon's own "
+                           "dbt build wrote are already ingested by the same run and start nothing.")
     def canon_dbt_artifacts_sensor(context: dg.SensorEvaluationContext):
         state = watch.artifacts_state(artifacts_dir())
         cur = read_cursor(context)

@@ -83,6 +83,21 @@ def corpus_state(corpus: Path) -> TreeState:
     return tree_state(corpus, suffixes=DOCUMENT_SUFFIXES, exclude_names=("policy.yml",))
 
 
+def documents_state(sources: list[Path]) -> TreeState:
+    """The documents of every configured source. One source is `corpus_state` itself (its
+    digest, and so a sensor cursor, is what it always was); several are merged, each file
+    named by its source's position in the list."""
+    if len(sources) == 1:
+        return corpus_state(sources[0])
+    files: dict[str, str] = {}
+    newest = 0.0
+    for i, source in enumerate(sources):
+        state = corpus_state(source)
+        files.update({f"{i}:{rel}": sha for rel, sha in state.files.items()})
+        newest = max(newest, state.newest_mtime)
+    return TreeState(_digest(files), files, newest)
+
+
 def dbt_project_state(project_dir: Path) -> TreeState:
     return tree_state(project_dir, suffixes=DBT_SOURCE_SUFFIXES, ignore_dirs=DBT_IGNORED_DIRS)
 

@@ -14,6 +14,11 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+# The tests build their own configurations: a team's configuration in the shell that runs them
+# must not turn the demo's tests into tests of that team's project (canon/core/settings.py).
+for _var in ("CANON_CONFIG", "CANON_DBT_PROJECT_DIR", "CANON_DBT_PROFILES_DIR", "CANON_DBT_TARGET",
+             "CANON_DBT_ARTIFACTS_DIR"):
+    os.environ.pop(_var, None)
 
 ROOT = Path(__file__).resolve().parents[1]
 # The dossier gold set (docs/design.md, "The dossier gold set"), committed so a fresh clone tests it.

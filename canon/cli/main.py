@@ -15,6 +15,7 @@ from typing import Callable
 
 from canon.cli.lifecycle import register as register_lifecycle
 from canon.cli.serve import register as register_serve
+from canon.cli.setup import register as register_setup
 from canon.core.dates import parse_as_of
 from canon.core.errors import CanonInputError, CanonRunError
 from canon.models.responses import Response
@@ -162,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(handler=_eval_command)
     register_lifecycle(sub)
     register_serve(sub)
+    register_setup(sub)
     return p
 
 

@@ -1,4 +1,5 @@
-"""Every path Canon writes comes from one home (CANON_HOME, default ./var).
+"""Every path Canon writes comes from one home (the configuration's `home`:
+CANON_HOME, else the file named by CANON_CONFIG, else ./var; canon/core/settings.py).
 
 Paths taken from configuration must stay inside their declared root:
 `inside_root` is the one place that rule is enforced.
@@ -11,32 +12,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from canon.core.errors import CanonInputError
+from canon.core.settings import DEMO_CORPUS, POLICY_FILE, PROJECT_ROOT, load_settings, resolve_policy_path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-# The demo corpus, used when CANON_CORPUS is not set.
-DEMO_CORPUS = PROJECT_ROOT / "knowledge"
-POLICY_FILE = "policy.yml"
+__all__ = ["CanonPaths", "DEMO_CORPUS", "POLICY_FILE", "PROJECT_ROOT", "corpus_dir", "inside_root", "policy_path",
+           "resolve_policy_path"]
+
 
 
 def corpus_dir() -> Path:
-    """The corpus folder: $CANON_CORPUS, else the demo corpus."""
-    return Path(os.environ.get("CANON_CORPUS") or str(DEMO_CORPUS)).resolve()
-
-
-def resolve_policy_path(policy: str | os.PathLike | None, corpus: str | os.PathLike | None) -> Path:
-    """The live policy file, the one rule every reader uses (the CLI, the Dagster
-    resource resources/paths.py, checks and sensors): `policy` ($CANON_POLICY),
-    else policy.yml in `corpus` ($CANON_CORPUS), else the demo corpus's. Never
-    what a registry build recorded: moving the corpus (and pointing
-    CANON_CORPUS or CANON_POLICY at it) keeps its policy."""
-    if policy:
-        return Path(policy).resolve()
-    return Path(corpus or DEMO_CORPUS).resolve() / POLICY_FILE
+    """The first documents source ($CANON_CORPUS, else the configuration's `documents`,
+    else the demo corpus); the demo corpus when the configuration has no documents."""
+    documents = load_settings().documents
+    return documents[0].path if documents else DEMO_CORPUS.resolve()
 
 
 def policy_path() -> Path:
-    """`resolve_policy_path` from the environment."""
-    return resolve_policy_path(os.environ.get("CANON_POLICY"), os.environ.get("CANON_CORPUS"))
+    """The live policy file of the configuration ($CANON_POLICY, else `policy`, else
+    policy.yml in the first documents folder; see canon.core.settings)."""
+    return load_settings().policy
 
 
 def inside_root(root: Path, candidate: Path, *, what: str) -> Path:
@@ -51,11 +44,14 @@ def inside_root(root: Path, candidate: Path, *, what: str) -> Path:
 @dataclass(frozen=True)
 class CanonPaths:
     home: Path
+    # artifacts mode: the folder dbt publishes its artifacts to outside Canon (`dbt.artifacts_dir`)
+    artifacts: Path | None = None
 
     @classmethod
     def from_env(cls, home: str | os.PathLike | None = None) -> "CanonPaths":
-        raw = home if home is not None else os.environ.get("CANON_HOME", str(PROJECT_ROOT / "var"))
-        return cls(Path(raw).resolve())
+        """The configuration's paths; `home` given, that home instead of the configured one."""
+        settings = load_settings()
+        return cls(Path(home).resolve() if home is not None else settings.home, settings.dbt_artifacts_dir)
 
     # Raw landing zone written by the raw-loader assets (stands for an ingestion tool).
     @property
@@ -85,10 +81,11 @@ class CanonPaths:
     def dbt_target_dir(self) -> Path:
         return self.home / "dbt_target"
 
-    # The last successful dbt invocation's artifacts, published as one set.
+    # The dbt artifacts Canon reads: the last successful dbt invocation's, published as one set
+    # under home, or in artifacts mode the configured folder, read in place.
     @property
     def dbt_artifacts_dir(self) -> Path:
-        return self.home / "dbt_artifacts"
+        return self.artifacts if self.artifacts is not None else self.home / "dbt_artifacts"
 
     @property
     def dagster_home(self) -> Path:

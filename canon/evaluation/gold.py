@@ -7,15 +7,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from canon.core.config import PROJECT_ROOT
 from canon.core.dates import parse_as_of
 from canon.core.errors import CanonInputError
+from canon.core.settings import DEMO_RELEASE_SETS
 
-# The release gold sets (name, corpus, gold): the original 11 cases and Canon's harder set.
-RELEASE_SETS = (
-    ("dossier", PROJECT_ROOT / "tests/fixtures/dossier/corpus.jsonl", PROJECT_ROOT / "tests/fixtures/dossier/gold.json"),
-    ("hard", PROJECT_ROOT / "tests/gold_hard/corpus", PROJECT_ROOT / "tests/gold_hard/gold.json"),
-)
+# The demo's release gold sets (name, corpus, gold): the original 11 cases and Canon's harder set.
+# A team's come from the configuration (`release_gate.gold`, canon/core/settings.py).
+RELEASE_SETS = DEMO_RELEASE_SETS
 
 
 @dataclass

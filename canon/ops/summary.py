@@ -25,7 +25,8 @@ def workspace_summary(con: duckdb.DuckDBPyConnection, today: dt.date | None = No
                      + f"; {_count(con, 'SELECT count(*) FROM lineage_edges')} lineage edges")
     if "source_freshness" in tables:
         fresh = con.execute("SELECT source, status, round(age_seconds / 60) FROM source_freshness ORDER BY 1").fetchall()
-        lines.append("freshness      " + ", ".join(f"{s} {st} ({int(a or 0)} min)" for s, st, a in fresh))
+        lines.append("freshness      " + (", ".join(f"{s} {st} ({int(a or 0)} min)" for s, st, a in fresh)
+                                          or "no source freshness results (no sources.json, or it is empty)"))
     if "documents" in tables:
         kinds = con.execute("SELECT kind, count(*) FROM documents WHERE deleted_at IS NULL GROUP BY 1 ORDER BY 1").fetchall()
         lines.append(f"registry       {_count(con, 'SELECT count(*) FROM documents WHERE deleted_at IS NULL')} documents ("

@@ -1,5 +1,6 @@
-"""Builds the evidence registry: the corpus folder and the dbt-rendered
-documents pass their own contract gates, then land in DuckDB together."""
+"""Builds the evidence registry: each documents source (a folder or a file, the
+configuration's `documents`) and the dbt-rendered documents pass their own
+contract gates, then land in DuckDB together."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import duckdb
 
 from canon.core.clock import utcnow
+from canon.core.errors import CanonInputError
 from canon.models.documents import Document
 from canon.registry import claims, contract_state, corpus_cache
 from canon.registry import store as registry
@@ -96,40 +99,31 @@ def _keyed(e: QuarantineEntry) -> QuarantineEntry:
 def build_registry(
     con: duckdb.DuckDBPyConnection,
     *,
-    corpus: Path | None,
-    corpus_contract: Contract,
+    corpus: Path | None = None,
+    corpus_contract: Contract | None = None,
     dbt_documents: list[Document] | None = None,
     dbt_contract: Contract | None = None,
     run_id: str,
     today: dt.date | None = None,
+    documents: Sequence[tuple[Path, Contract]] | None = None,
 ) -> RegistryBuild:
+    """`documents`: the document sources, each a folder or file with its own contract (the
+    configuration's `documents`); without it, the one `corpus` under `corpus_contract`."""
     today = today or dt.date.today()
     registry.ensure_schema(con)
     build = RegistryBuild()
+    if documents is None:
+        if corpus is not None and corpus_contract is None:
+            raise TypeError("build_registry: corpus needs its corpus_contract")
+        documents = [(Path(corpus), corpus_contract)] if corpus is not None else []
+    _one_source_per_system(documents)
     # dbt owns the doc_ids and objects it renders, so the corpus is screened against them first
-    # (canon.registry.claims); both contracts are known to both screens for `owns_objects`.
+    # (canon.registry.claims); every contract is known to every screen for `owns_objects`.
     rendered = dbt_documents if dbt_documents is not None and dbt_contract is not None else []
-    contracts = [c for c in (corpus_contract, dbt_contract) if c is not None]
-    if corpus is not None:
-        contract_state.apply(con, corpus_contract, source=f"contract {corpus_contract.label}")
-        system = corpus_contract.source.system
-        others = claims.others_for(con, system, rendered=rendered, contracts=contracts)
-        owners = claims.live_owners(con, system)
-        root = Path(corpus).resolve()
-        if root.is_dir():  # only changed files are opened (canon.registry.corpus_cache)
-            scanned = corpus_cache.scan(con, root, corpus_contract, today=today, owners=owners)
-            t0 = time.perf_counter()
-            refused = _store(con, scanned.result, corpus_contract, run_id, build, others)
-            t1 = time.perf_counter()
-            corpus_cache.record(con, scanned, refused=refused)
-            build.timings.update(scanned.timings, store_s=t1 - t0, record_s=time.perf_counter() - t1)
-            build.corpus_files = scanned.summary()
-        else:  # a single .jsonl/.json/.md file: read whole (CanonInputError if it does not exist)
-            checked = [item if isinstance(item, ReadFailure) else check_record(item, corpus_contract, today)
-                       for item in read_corpus(corpus)]
-            require_accepted(corpus_contract)
-            _store(con, decide(checked, corpus_contract, owners=owners), corpus_contract, run_id, build, others)
-        registry.set_setting(con, "corpus_root", str(root if root.is_dir() else root.parent))
+    contracts = [c for _, c in documents] + ([dbt_contract] if dbt_contract is not None else [])
+    for i, (source, contract) in enumerate(documents):
+        _build_corpus(con, Path(source), contract, build, run_id=run_id, today=today, rendered=rendered,
+                      contracts=contracts, record_root=i == 0)
     if dbt_documents is not None and dbt_contract is not None:
         contract_state.apply(con, dbt_contract, source=f"contract {dbt_contract.label}")
         others = claims.others_for(con, dbt_contract.source.system, contracts=contracts)
@@ -137,3 +131,44 @@ def build_registry(
                build, others, yields=False)
     build.documents = con.execute("SELECT count(*) FROM documents WHERE deleted_at IS NULL").fetchall()[0][0]
     return build
+
+
+def _one_source_per_system(documents: Sequence[tuple[Path, Contract]]) -> None:
+    """The registry keeps a source's documents by its contract's source system: two sources
+    under one system would each delete the other's documents as gone."""
+    seen: dict[str, Path] = {}
+    for source, contract in documents:
+        system = contract.source.system
+        if system in seen:
+            raise CanonInputError(source, f"documents source under contract {contract.label} has source system "
+                                          f"{system!r}, as {seen[system]} has: give each documents source a "
+                                          "contract with its own source.system", field="contract")
+        seen[system] = Path(source)
+
+
+def _build_corpus(con: duckdb.DuckDBPyConnection, source: Path, contract: Contract, build: RegistryBuild, *,
+                  run_id: str, today: dt.date, rendered: list[Document], contracts: list[Contract],
+                  record_root: bool) -> None:
+    contract_state.apply(con, contract, source=f"contract {contract.label}")
+    system = contract.source.system
+    others = claims.others_for(con, system, rendered=rendered, contracts=contracts)
+    owners = claims.live_owners(con, system)
+    root = source.resolve()
+    if root.is_dir():  # only changed files are opened (canon.registry.corpus_cache)
+        scanned = corpus_cache.scan(con, root, contract, today=today, owners=owners)
+        t0 = time.perf_counter()
+        refused = _store(con, scanned.result, contract, run_id, build, others)
+        t1 = time.perf_counter()
+        corpus_cache.record(con, scanned, refused=refused)
+        timings = {**scanned.timings, "store_s": t1 - t0, "record_s": time.perf_counter() - t1}
+        for k, v in timings.items():
+            build.timings[k] = build.timings.get(k, 0.0) + v
+        for k, v in scanned.summary().items():
+            build.corpus_files[k] = build.corpus_files.get(k, 0) + v
+    else:  # a single .jsonl/.json/.md file: read whole (CanonInputError if it does not exist)
+        checked = [item if isinstance(item, ReadFailure) else check_record(item, contract, today)
+                   for item in read_corpus(source)]
+        require_accepted(contract)
+        _store(con, decide(checked, contract, owners=owners), contract, run_id, build, others)
+    if record_root:  # the first source: where `canon forget` looks for source copies
+        registry.set_setting(con, "corpus_root", str(root if root.is_dir() else root.parent))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from canon.evaluation.gold import RELEASE_SETS
+from canon.core.settings import load_settings
 from canon.evaluation.run import evaluate
 from canon.index.config import (
     IndexConfig,
@@ -15,9 +15,9 @@ from canon.index.config import (
 
 
 def default_release_sets() -> list[tuple[str, Path, Path]]:
-    """Both release sets, (name, corpus, gold), as the eval asset uses them;
-    the hard set only where it ships."""
-    return [(n, c, g) for n, c, g in RELEASE_SETS if g.exists() and c.exists()]
+    """The configured release sets (the demo's two without a configuration), (name, corpus,
+    gold), as the eval asset uses them; only those that ship here."""
+    return [(s.name, s.corpus, s.gold) for s in load_settings().release_gate if s.gold.exists() and s.corpus.exists()]
 
 def evaluate_pair(release_sets, current: IndexConfig, target: IndexConfig,
                    progress: Callable[[str], None]) -> dict[str, Any]:
