@@ -582,3 +582,29 @@ def test_lineage_graph_is_cut_to_depth_and_limit_nearest_first():
     assert {(e["parent"], e["child"]) for e in two["edges"]} == {("m1", "start"), ("m2", "m1"), ("s2", "m1")}
     small = _bounded_graph(graph, "start", 50, 2)
     assert {n["id"] for n in small["nodes"]} == {"start", "m1"} and small["edges"] == [edges[0]] and small["truncated"]
+
+
+def test_the_server_follows_a_new_configuration(tmp_path, monkeypatch):
+    """CANON_CONFIG names the live policy (docs/contracts.md, "Configuration"): pointing the
+    file at another policy changes whom the next call may show the memo to, with no restart."""
+    from canon.serve.state import ServedState
+
+    home = tmp_path / "home"
+    _build(home, ROOT / "tests/fixtures/dossier/corpus.jsonl", ROOT / "knowledge/policy.yml")
+    revoking = tmp_path / "revoking.yml"
+    revoking.write_text('revision: "2026-12-03T00:00:00Z"\nrevoke:\n'
+                        '  - role: finance_controller\n    object_id: "memo.finance.*"\n')
+    cfg = tmp_path / "canon.yml"
+    cfg.write_text(f"home: {home}\npolicy: {home / 'corpus' / 'policy.yml'}\n")
+    for var in ("CANON_HOME", "CANON_POLICY", "CANON_CORPUS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("CANON_CONFIG", str(cfg))
+    state = ServedState()
+    with state.session() as s:
+        assert s.policy.revision == "2026-11-20T10:00:00Z"
+        assert any(d.object_id == "memo.finance.rebate_reserve" for d in s.ctx.view("finance_controller").shown)
+    time.sleep(0.01)
+    cfg.write_text(f"home: {home}\npolicy: {revoking}\n# now the revoking policy\n")
+    with state.session() as s:
+        assert s.policy.revision == "2026-12-03T00:00:00Z"
+        assert not any(d.object_id == "memo.finance.rebate_reserve" for d in s.ctx.view("finance_controller").shown)
