@@ -341,3 +341,25 @@ def test_derived_expression_evaluator_is_arithmetic_only(extended):
     # Inside a metric definition the same rule holds: no value, a reason, nothing executed.
     assert extended.value(_uid("evil_v2"), AUG, SEP) is None
     assert "Call" in extended.last_reason or "Attribute" in extended.last_reason
+
+
+def test_a_value_over_a_period_the_definition_changes_in_is_computed_per_sub_period(engine, definitions):
+    """June–July 2026 spans net revenue v1 → v2 (2026-07-01): each month under its own revision, never summed."""
+    from canon.ask.pipeline import AskContext, ask
+    from canon.registry.policy import Policy
+
+    ctx = AskContext(docs=sorted(definitions.values(), key=lambda d: d.doc_id), policy=Policy(),
+                     metric_values=engine.value, log_answers=False)
+    resp = ask(ctx, "What was net revenue from June to July 2026?", "analyst")
+    assert resp.action == "calculate", resp.answer
+    parts = resp.calculation["parts"]
+    assert resp.calculation["kind"] == "metric_value_by_period"
+    assert [(p["doc_id"], p["period_start"], p["period_end"]) for p in parts] == [
+        ("metric.net_revenue.v1", "2026-06-01", "2026-07-01"), ("metric.net_revenue.v2", "2026-07-01", "2026-08-01")]
+    assert parts[0]["value"] == pytest.approx(engine.value(definitions["metric.net_revenue.v1"], JUN, JUL)["value"])
+    assert parts[1]["value"] == pytest.approx(
+        engine.value(definitions["metric.net_revenue.v2"], JUL, AUG)["value"])
+    assert [e.doc_id for e in resp.evidence] == ["metric.net_revenue.v1", "metric.net_revenue.v2"]
+    # Without a semantic layer a person still decides.
+    ctx.metric_values = None
+    assert ask(ctx, "What was net revenue from June to July 2026?", "analyst").action == "human_review"

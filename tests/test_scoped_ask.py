@@ -38,6 +38,12 @@ EXTRA = [
     "Like the draft proposal does, should refunds be excluded from net revenue?", "the doc says churn is monthly",
     "What does the rebate memo say?", "zzzz qqqq", "x", "memo", "Who owns the finance close runbook?",
     "annual recurring revenue for 2026-03-31", "active customers count as of 2026-06-30",
+    # Versions, periods, relative days and comparisons (canon/ask/understanding/temporal.py).
+    "What is net revenue v2?", "Show me the definition of net revenue version 1", "What was net revenue in Q3 2026?",
+    "Which net revenue definition applied in 2026?", "net revenue definition for 2026-07",
+    "Does net revenue include VAT for the June 2026 close?", "Which definition of net revenue applies today?",
+    "What was the previous net revenue definition?", "What changed between net revenue v1 and v2?",
+    "What is the difference between the old and the new MRR definition?",
 ]
 
 

@@ -50,30 +50,32 @@ def freshness(snap: Document, observed_at: dt.datetime | None, obs: list[dict], 
 
 
 def metric_value(primary: Document, start: dt.date, end: dt.date, metric_values: Callable | None,
-                 role: str) -> Response:
-    """The value of the metric `primary` governs over [start, end), from the semantic layer."""
+                 role: str, label: str = "") -> Response:
+    """The value of the metric `primary` governs over [start, end), from the semantic layer;
+    `label` names the period ("Q3 2026"; a month by default)."""
     last = end - dt.timedelta(days=1)
+    name = label or f"{start:%B %Y}"
     if metric_values is None:
         return Response(action="abstain", role=role, as_of=last, reason="no_semantic_layer",
-                        answer=f"{primary.doc_id} governs {start:%B %Y}, but no semantic layer is connected to "
+                        answer=f"{primary.doc_id} governs {name}, but no semantic layer is connected to "
                                "compute its value.", evidence=[Evidence.of(primary, "primary")])
     try:
         result = metric_values(primary, start, end)
     except CanonRunError as exc:  # e.g. the warehouse is locked by a running dbt build
         return Response(action="abstain", role=role, as_of=last, reason="semantic_layer_unavailable",
-                        answer=f"{primary.doc_id} governs {start:%B %Y}, but the semantic layer is unavailable: {exc}",
+                        answer=f"{primary.doc_id} governs {name}, but the semantic layer is unavailable: {exc}",
                         evidence=[Evidence.of(primary, "primary")])
     if result is not None and result.get("value") is None:
         return Response(action="calculate", role=role, as_of=last, evidence=[Evidence.of(primary, "primary")],
-                        answer=f"No {primary.object_id} rows fall in {start:%B %Y} under {primary.doc_id}.",
+                        answer=f"No {primary.object_id} rows fall in {name} under {primary.doc_id}.",
                         calculation={"kind": "metric_value", "metric": result["metric"], "value": None,
                                      "period_start": start.isoformat(), "period_end": end.isoformat(),
                                      "sql": result["sql"], "query_id": result["query_id"]})
     if result is None:
         return Response(action="abstain", role=role, as_of=last, reason="metric_not_computable",
-                        answer=f"{primary.doc_id} governs {start:%B %Y}, but the semantic layer cannot compute it.",
+                        answer=f"{primary.doc_id} governs {name}, but the semantic layer cannot compute it.",
                         evidence=[Evidence.of(primary, "primary")])
-    answer = (f"Net value of {primary.object_id} for {start:%B %Y} under {primary.doc_id}: "
+    answer = (f"Net value of {primary.object_id} for {name} under {primary.doc_id}: "
               f"{result['value']:,.2f} {result.get('unit', '')}".rstrip() + f" (query: {result['query_id']}).")
     return Response(action="calculate", role=role, as_of=last, answer=answer,
                     evidence=[Evidence.of(primary, "primary")], claims=claims_of(primary, last, limit=2),

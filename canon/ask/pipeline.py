@@ -27,7 +27,7 @@ from typing import Callable
 import duckdb
 from rapidfuzz import fuzz
 
-from canon.ask import answer_log, calculate, compose, links
+from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, policy_unavailable, resolve_object
 from canon.ask.understanding.match import ObjectMatch, normalize, object_catalog
@@ -101,6 +101,7 @@ class AskContext:
     metric_values: Callable | None = None   # canon.sources.dbt.semantic.metric_values.MetricEngine.value
     log_answers: bool = True
     answer_store: answer_log.AnswerLogFile | None = None   # else the `answer_log` table of `con`
+    clock: Callable[[], dt.date] | None = None   # "today" for questions without --as-of (None: the system date)
     _catalog: dict | None = None
     # Per-question structures computed once: the catalog, documents by object and
     # the per-(role, policy) visible sets. Assigning a new `docs` list (or growing
@@ -221,7 +222,7 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
         return resp
     view = ctx.view(role)
     t = timings.mark("authorize", t)
-    parsed = parse_question(question, ctx.catalog, as_of)
+    parsed = parse_question(question, ctx.catalog, as_of, ctx.clock() if ctx.clock else None)
     t = timings.mark("parse", t)
     resp = _answer(ctx, parsed, role, view, timings)
     t = time.perf_counter()
@@ -294,16 +295,30 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         timings.mark("resolve", t)
         return resp
     day = p.as_of
-    if p.intent == "value" and p.period is not None:
+    revs = by_object.get(concept, [])
+    if p.compare:
+        timings.mark("resolve", t)
+        return revisions.compare(revs, concept, p.versions, p.clock, role, ctx.policy)
+    if p.intent == "value" and p.period is not None and not p.versions:
         return _metric_value(ctx, p, role, concept)
-    res = resolve_object(by_object.get(concept, []), concept, day, role, ctx.policy)
-    timings.mark("resolve", t)
-    if res.response is not None:
-        return res.response
-    primary = res.chosen
+    if p.versions or p.period is not None:
+        # A revision named, or a period rather than a day (canon/ask/revisions.py).
+        sel = (revisions.by_version(revs, concept, p.versions, p.clock, role, ctx.policy) if p.versions
+               else revisions.over_period(revs, concept, p.period, p.period_label, role, ctx.policy))
+        timings.mark("resolve", t)
+        if sel.response is not None:
+            return sel.response
+        primary, day = sel.chosen, sel.day
+        note = sel.note + " "
+    else:
+        res = resolve_object(revs, concept, day, role, ctx.policy)
+        timings.mark("resolve", t)
+        if res.response is not None:
+            return res.response
+        primary, note = res.chosen, ""
     evidence = [Evidence.of(primary, "primary")]
     claims = claims_of(primary, day)
-    answer = compose.definition_text(primary, day)
+    answer = note + compose.definition_text(primary, None if note else day)
 
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
         answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
@@ -483,12 +498,34 @@ def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -
             res.response.as_of = last
             return res.response
     if first_res.chosen.doc_id != last_res.chosen.doc_id:
+        parts = _value_per_sub_period(ctx, p, role, concept)
+        if parts is not None:
+            return parts
         return Response(action="human_review", role=role, as_of=last, reason="definition_changes_within_period",
-                        answer=f"The governed definition changes within {start:%B %Y} "
+                        answer=f"The governed definition changes within {p.period_label or f'{start:%B %Y}'} "
                                f"({first_res.chosen.doc_id} then {last_res.chosen.doc_id}); a person must decide "
                                "how to report the period.",
                         evidence=[Evidence.of(first_res.chosen, "conflict"), Evidence.of(last_res.chosen, "conflict")])
-    return calculate.metric_value(last_res.chosen, start, end, ctx.metric_values, role)
+    return calculate.metric_value(last_res.chosen, start, end, ctx.metric_values, role, p.period_label)
+
+
+def _value_per_sub_period(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response | None:
+    """A value over a period the definition changes in, computed per sub-period under each
+    governing revision and never added up; None (a person decides) unless every part computes."""
+    spans = revisions.governing_spans(ctx.by_object.get(concept, []), concept, p.period, role, ctx.policy)
+    if isinstance(spans, Response) or ctx.metric_values is None or any(d is None for d, _, _ in spans):
+        return None
+    parts = [calculate.metric_value(d, a, b, ctx.metric_values, role, f"{a.isoformat()} <= date < {b.isoformat()}")
+             for d, a, b in spans]
+    if any(r.action != "calculate" or not r.calculation for r in parts):
+        return None
+    label = p.period_label or f"{p.period[0]:%B %Y}"
+    calc = [dict(r.calculation, doc_id=d.doc_id) for r, (d, _, _) in zip(parts, spans)]
+    return Response(action="calculate", role=role, as_of=p.period[1] - dt.timedelta(days=1),
+                    answer=f"The governed definition changes within {label}, so each part is computed under the "
+                           "revision that governs it and the parts are not added up: " + " ".join(r.answer for r in parts),
+                    evidence=[e for r in parts for e in r.evidence], claims=[c for r in parts for c in r.claims],
+                    calculation={"kind": "metric_value_by_period", "parts": calc})
 
 
 # ---------------------------------------------------------------- safety

@@ -13,6 +13,7 @@ MONTHS = {m: i for i, m in enumerate(
 MONTHS.update({name[:3]: i for name, i in list(MONTHS.items())})
 MONTHS["sept"] = 9
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+MONTH_NAMES = _MONTH   # the regex alternation of month names, for canon/ask/understanding/temporal.py
 
 ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?\b")
 MDY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)

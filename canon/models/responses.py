@@ -81,6 +81,8 @@ class Response(BaseModel):
     lineage: LineageGraph | None = None
     calculation: dict[str, Any] | None = None
     reason: str = ""
+    # A comparison of two revisions (canon/ask/revisions.py, `compare`); absent otherwise.
+    comparison: dict[str, Any] | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
@@ -88,4 +90,6 @@ class Response(BaseModel):
             data.pop("lineage", None)
         if data.get("calculation") is None:
             data.pop("calculation", None)
+        if data.get("comparison") is None:
+            data.pop("comparison", None)
         return data

@@ -7,8 +7,9 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
+from canon.ask.understanding import temporal
 from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_objects, normalize
-from canon.core.dates import find_date, find_month
+from canon.core.dates import find_date
 from canon.core.errors import CanonInputError
 
 # The longest question understood (docs/contracts.md, "canon ask"). A question is a
@@ -48,6 +49,11 @@ class ParsedQuestion:
     intents: set[str]
     matches: list[ObjectMatch] = field(default_factory=list)
     named_sources: list[NamedSource] = field(default_factory=list)
+    # canon/ask/understanding/temporal.py: the clock day, the period's name, the revisions named.
+    clock: dt.date | None = None
+    period_label: str = ""
+    versions: tuple[temporal.VersionRef, ...] = ()
+    compare: bool = False
 
     @property
     def intent(self) -> str:
@@ -105,11 +111,20 @@ def extract_named_sources(question: str) -> list[NamedSource]:
     return out
 
 
-def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.date | None = None) -> ParsedQuestion:
+def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.date | None = None,
+                   today: dt.date | None = None) -> ParsedQuestion:
+    """`as_of` is the reporting date, or the clock when the question counts days from it
+    ("yesterday"); `today` is the clock without one (the system date when None)."""
     check_question(question)
-    day = as_of or find_date(question)
-    period = None if day else find_month(question)
+    matches = match_objects(question, catalog)
+    clock = today or dt.date.today()
+    names = [m.name for m in matches]
+    t = temporal.read_time(question, temporal.strip_names(normalize(question), names), as_of, clock, find_date,
+                           names)
+    # A revision named by version is not selected by date: the answer reports its validity instead.
+    day = None if t.versions or t.compare else t.day
     return ParsedQuestion(
-        text=question, as_of=day, period=period, intents=detect_intents(question),
-        matches=match_objects(question, catalog), named_sources=extract_named_sources(question),
+        text=question, as_of=day, period=t.period, intents=detect_intents(question),
+        matches=matches, named_sources=extract_named_sources(question),
+        clock=as_of or clock, period_label=t.period_label, versions=t.versions, compare=t.compare,
     )

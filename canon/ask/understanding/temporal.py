@@ -1,0 +1,275 @@
+"""When a question is about: a day relative to the clock ("yesterday", "today",
+"right now"), a period (quarters, halves, years, months as words or YYYY-MM,
+month ranges), the edge of a period ("end of June 2026", "the June 2026
+close"), and the revisions it names ("v2", "version 1", "the first version",
+"the previous definition", "the current one") or compares ("what changed
+between v1 and v2", "the old and the new definition").
+
+Full dates stay in canon/core/dates.py (`find_date`). Every phrase list here is
+about the grammar of dates and of naming a revision, never about a corpus.
+Relative words and version words are read with the matched objects' own names
+blanked out (`strip_names`), so a name holding "current" or "first" is not
+read as a date or a version. Period arithmetic uses dateutil's relativedelta."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from dateutil.relativedelta import relativedelta
+
+from canon.core.dates import MONTH_NAMES, MONTHS
+from canon.core.errors import CanonInputError
+
+Period = tuple[dt.date, dt.date]   # half-open [start, end)
+
+
+@dataclass(frozen=True)
+class VersionRef:
+    """A revision the question names: by its version string ("2"), by its position
+    among the approved revisions ("first"), or relative to the clock day
+    ("previous", "current", "latest")."""
+
+    number: str | None = None
+    ordinal: int | None = None
+    relative: str | None = None
+
+
+@dataclass
+class TimeRefs:
+    day: dt.date | None = None
+    period: Period | None = None
+    period_label: str = ""
+    relative_day: bool = False          # `day` was computed from the clock
+    versions: tuple[VersionRef, ...] = ()
+    compare: bool = False
+
+
+# ---------------------------------------------------------------- names blanked out
+
+PLACEHOLDER = "#"
+
+
+def strip_names(normalized_question: str, names: list[str]) -> str:
+    """The normalized question with each matched object name replaced by PLACEHOLDER."""
+    q = f" {normalized_question} "
+    for n in sorted(set(names), key=len, reverse=True):
+        if n:
+            q = q.replace(f" {n} ", f" {PLACEHOLDER} ")
+    return q.strip()
+
+
+def blank_names(question: str, names: list[str]) -> str:
+    """The raw question with each matched name (normalized words, any separators) replaced by
+    PLACEHOLDER: what periods are read from, so a name holding a year or a month is not a period."""
+    for n in sorted(set(names), key=len, reverse=True):
+        words = n.split()
+        if words:
+            rx = r"(?<![A-Za-z0-9])" + r"[^A-Za-z0-9]+".join(map(re.escape, words)) + r"(?![A-Za-z0-9])"
+            question = re.sub(rx, f" {PLACEHOLDER} ", question, flags=re.I)
+    return question
+
+
+# ---------------------------------------------------------------- relative days
+
+# Words that put the question on the clock's day (or next to it).
+_RELATIVE_DAYS = [
+    (re.compile(r"\bday before yesterday\b"), -2),
+    (re.compile(r"\byesterday(?: s)?\b"), -1),
+    (re.compile(r"\btomorrow(?: s)?\b"), 1),
+    (re.compile(r"\b(?:today(?: s)?|right now|as of now|now|currently|at present|at the moment|present day)\b"), 0),
+]
+# "current" names the clock's day unless it is what the revision asked for precedes.
+_CURRENT = re.compile(r"\bcurrent\b")
+_BEFORE_CURRENT = re.compile(r"\b(?:before|prior to|preceding)\s+(?:the\s+)?current\b")
+
+
+def relative_offset(stripped: str) -> int | None:
+    """Days from the clock the question is about, or None when it names no relative day."""
+    for rx, offset in _RELATIVE_DAYS:
+        if rx.search(stripped):
+            return offset
+    if _CURRENT.search(stripped) and not _BEFORE_CURRENT.search(stripped):
+        return 0
+    return None
+
+
+_RELATIVE_PERIOD = re.compile(r"\b(this|last|previous|next)\s+(month|quarter|year)\b")
+
+
+def relative_period(stripped: str, clock: dt.date) -> tuple[Period, str] | None:
+    """'this month', 'last quarter', 'next year' against the clock."""
+    m = _RELATIVE_PERIOD.search(stripped)
+    if not m:
+        return None
+    step = {"this": 0, "last": -1, "previous": -1, "next": 1}[m[1]]
+    if m[2] == "month":
+        start = clock.replace(day=1) + relativedelta(months=step)
+        return (start, start + relativedelta(months=1)), f"{start:%B %Y}"
+    if m[2] == "quarter":
+        q0 = clock.replace(month=3 * ((clock.month - 1) // 3) + 1, day=1) + relativedelta(months=3 * step)
+        return (q0, q0 + relativedelta(months=3)), f"Q{(q0.month - 1) // 3 + 1} {q0.year}"
+    y0 = dt.date(clock.year + step, 1, 1)
+    return (y0, y0 + relativedelta(years=1)), str(y0.year)
+
+
+# ---------------------------------------------------------------- periods
+
+_ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_ORD_RX = "|".join(_ORD)
+_Y = r"(\d{4})"
+_PERIODS = [
+    ("quarter", re.compile(rf"\bQ([1-4])\s*[-/]?\s*{_Y}\b", re.I), lambda m: (int(m[2]), int(m[1]))),
+    ("quarter", re.compile(rf"\b{_Y}\s*[-/]?\s*Q([1-4])\b", re.I), lambda m: (int(m[1]), int(m[2]))),
+    ("quarter", re.compile(rf"\b({_ORD_RX})\s+quarter\s+(?:of\s+)?{_Y}\b", re.I), lambda m: (int(m[2]), _ORD[m[1].lower()])),
+    ("half", re.compile(rf"\bH([12])\s*[-/]?\s*{_Y}\b", re.I), lambda m: (int(m[2]), int(m[1]))),
+    ("half", re.compile(rf"\b{_Y}\s*[-/]?\s*H([12])\b", re.I), lambda m: (int(m[1]), int(m[2]))),
+    ("half", re.compile(rf"\b(first|second|1st|2nd)\s+half\s+(?:of\s+)?{_Y}\b", re.I), lambda m: (int(m[2]), _ORD[m[1].lower()])),
+    ("range", re.compile(rf"\b(?:between|from)\s+({MONTH_NAMES})\.?(?:\s+{_Y})?\s+(?:and|to|through|until|till|-)\s+"
+                         rf"({MONTH_NAMES})\.?\s+{_Y}\b", re.I),
+     lambda m: (int(m[2] or m[4]), MONTHS[m[1].lower()], int(m[4]), MONTHS[m[3].lower()])),
+    ("month", re.compile(rf"\b({MONTH_NAMES})\.?\s+{_Y}\b", re.I), lambda m: (int(m[2]), MONTHS[m[1].lower()])),
+    ("month", re.compile(rf"\b{_Y}-(0[1-9]|1[0-2])\b(?!-\d)"), lambda m: (int(m[1]), int(m[2]))),
+    ("year", re.compile(rf"\b(?:full[- ]year|calendar\s+year|the\s+year)\s+{_Y}\b", re.I), lambda m: (int(m[1]),)),
+    ("year", re.compile(rf"\b{_Y}\s+(?:calendar|full)\s+year\b", re.I), lambda m: (int(m[1]),)),
+    ("year", re.compile(rf"\b(?:in|for|during|over|throughout|across)\s+(?:the\s+)?{_Y}\b(?!\s*[-/]?\s*(?:\d|[QH][1-4]\b))", re.I),
+     lambda m: (int(m[1]),)),
+]
+# The edge of a period is a day: "end of June 2026", "end-June 2026", "the June 2026 close".
+_END_BEFORE = re.compile(r"\b(?:end|close)(?:\s+of|-)\s*(?:the\s+)?$", re.I)
+_START_BEFORE = re.compile(r"\b(?:start|beginning|begin)(?:\s+of|-)\s*(?:the\s+)?$", re.I)
+_END_AFTER = re.compile(r"^\s*(?:month[- ]end\b|quarter[- ]end\b|year[- ]end\b|close\b|closing\b|end\b)", re.I)
+
+
+def _period_of(kind: str, parts: tuple) -> tuple[Period, str]:
+    if kind == "quarter":
+        year, q = parts
+        start = dt.date(year, 3 * (q - 1) + 1, 1)
+        return (start, start + relativedelta(months=3)), f"Q{q} {year}"
+    if kind == "half":
+        year, h = parts
+        start = dt.date(year, 6 * (h - 1) + 1, 1)
+        return (start, start + relativedelta(months=6)), f"H{h} {year}"
+    if kind == "range":
+        y1, m1, y2, m2 = parts
+        start, last = dt.date(y1, m1, 1), dt.date(y2, m2, 1)
+        if last < start:
+            raise ValueError("a range that ends before it starts")
+        return (start, last + relativedelta(months=1)), f"{start:%B %Y} to {last:%B %Y}"
+    if kind == "month":
+        year, month = parts
+        start = dt.date(year, month, 1)
+        return (start, start + relativedelta(months=1)), f"{start:%B %Y}"
+    start = dt.date(parts[0], 1, 1)
+    return (start, start + relativedelta(years=1)), str(parts[0])
+
+
+def find_period(text: str, *, source: str = "question") -> tuple[Period | None, str, dt.date | None]:
+    """The first period the text names → (period, label, None), or the edge of one → (None, label, day)."""
+    hits = []
+    for kind, rx, parts in _PERIODS:
+        for m in rx.finditer(text):
+            hits.append((m.start(), -len(m[0]), kind, m, parts(m)))
+    if not hits:
+        return None, "", None
+    _, _, kind, m, parts = min(hits, key=lambda h: (h[0], h[1]))
+    try:
+        period, label = _period_of(kind, parts)
+    except (ValueError, OverflowError):
+        raise CanonInputError(source, f"{m[0]!r} is outside the dates Canon can report on "
+                                      "(years 1 to 9999, a whole period)") from None
+    before, after = text[max(0, m.start() - 20):m.start()], text[m.end():m.end() + 12]
+    if _END_BEFORE.search(before) or _END_AFTER.search(after):
+        return None, f"the end of {label}", period[1] - dt.timedelta(days=1)
+    if _START_BEFORE.search(before):
+        return None, f"the start of {label}", period[0]
+    return period, label, None
+
+
+# ---------------------------------------------------------------- versions and comparisons
+
+_NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5"}
+# A version number followed by a document noun names that document ("the v3 proposal says…", a
+# source the question quotes: canon/ask/understanding/parse.py), not a revision to answer from.
+_VERSION_NUMBER = re.compile(r"\b(?:v|version|revision|rev)\s*(\d+|one|two|three|four|five)\b"
+                             r"(?!\s+(?:proposal|draft|wiki|page|doc|document|runbook|playbook|notes?|memo|article"
+                             r"|thread|email|slide|deck|spreadsheet)\b)")
+# A version word attached to what names a revision: "the previous definition", "the previous # definition".
+_NOUN = r"(?:definition|definitions|version|revision|one|formula|rule|rules|wording|meaning|methodology)"
+_BETWEEN = rf"(?:\s+(?:the|and|or|{re.escape(PLACEHOLDER)}|governed|metric|kpi|new|old|current|latest))*?"
+_RELATIVE_WORDS = {"previous": "previous", "prior": "previous", "former": "previous", "old": "previous",
+                   "older": "previous", "earlier": "previous", "current": "current", "present": "current",
+                   "new": "latest", "newer": "latest", "newest": "latest", "latest": "latest", "original": "first",
+                   "initial": "first", "first": "first", "second": "second", "third": "third"}
+_VERSION_WORD = re.compile(rf"\b({'|'.join(_RELATIVE_WORDS)})\b(?={_BETWEEN}\s+{_NOUN}\b)")
+_BEFORE_THE_CURRENT = re.compile(rf"\b(?:before|prior to|preceding)\s+(?:the\s+)?current{_BETWEEN}\s+{_NOUN}\b")
+_COMPARE = re.compile(r"\b(?:what\s+changed|what\s+has\s+changed|what\s+s\s+changed|change[ds]?\s+from|changed?\s+between"
+                      r"|difference|differences|differ|differs|compare|compared|comparison|vs|versus)\b")
+
+
+def find_versions(stripped: str) -> tuple[VersionRef, ...]:
+    """The revisions named, in the order named."""
+    found: list[tuple[int, VersionRef]] = []
+    for m in _VERSION_NUMBER.finditer(stripped):
+        found.append((m.start(), VersionRef(number=_NUMBER_WORDS.get(m[1], m[1]).lstrip("0") or "0")))
+    for m in _BEFORE_THE_CURRENT.finditer(stripped):
+        found.append((m.start(), VersionRef(relative="previous")))
+    covered = [(m.start(), m.end()) for m in _BEFORE_THE_CURRENT.finditer(stripped)]
+    for m in _VERSION_WORD.finditer(stripped):
+        if any(a <= m.start() < b for a, b in covered):
+            continue
+        word = _RELATIVE_WORDS[m[1]]
+        ref = (VersionRef(ordinal={"first": 1, "second": 2, "third": 3}[word]) if word in ("first", "second", "third")
+               else VersionRef(relative=word))
+        found.append((m.start(), ref))
+    out: list[VersionRef] = []
+    for _, ref in sorted(found, key=lambda x: x[0]):
+        if ref not in out:
+            out.append(ref)
+    return tuple(out)
+
+
+# A change asked about without naming the revisions: the last change before the clock's day.
+_CHANGED = re.compile(r"\b(?:what|how|when)\s+(?:has\s+|have\s+|did\s+|s\s+)?(?:\S+\s+){0,8}?chang(?:e|ed|es)\b")
+
+
+def is_comparison(stripped: str, versions: tuple[VersionRef, ...]) -> bool:
+    """Two revisions compared, or a change asked about with none named."""
+    if len(versions) >= 2:
+        return bool(_COMPARE.search(stripped))
+    return not versions and bool(_CHANGED.search(stripped))
+
+
+# ---------------------------------------------------------------- the whole reading
+
+
+def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.date,
+              find_date, names: list[str] = ()) -> TimeRefs:
+    """Dates, periods and revisions of one question. An explicit `as_of` is the
+    reporting date, unless the question counts days from it ("yesterday"): then it
+    is the clock. Without one, the clock is `today`. A full date in the question
+    wins over a relative word."""
+    clock = as_of or today
+    versions = find_versions(stripped)
+    compare = is_comparison(stripped, versions)
+    if versions or compare:
+        # A named revision is selected by version, not by date; the clock places
+        # "previous" and "current".
+        return TimeRefs(day=clock, versions=versions, compare=compare)
+    day = find_date(question)
+    offset = relative_offset(stripped) if day is None else None
+    if offset is not None:
+        return TimeRefs(day=clock + dt.timedelta(days=offset), relative_day=True)
+    if as_of is not None:
+        return TimeRefs(day=as_of)
+    if day is not None:
+        return TimeRefs(day=day)
+    period, label, edge = find_period(blank_names(question, list(names)))
+    if edge is not None:
+        return TimeRefs(day=edge, period_label=label)
+    if period is None:
+        rel = relative_period(stripped, clock)
+        if rel is not None:
+            period, label = rel
+    return TimeRefs(period=period, period_label=label)
