@@ -6,6 +6,9 @@ as saying something (`extract_named_sources`)."""
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from typing import Iterable
+
+from rapidfuzz import fuzz
 
 from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_objects, normalize
 from canon.core.dates import find_date, find_month
@@ -57,8 +60,35 @@ class ParsedQuestion:
         return "definition"
 
 
-def detect_intents(question: str) -> set[str]:
-    q = f" {normalize(question)} "
+# How close a misspelled name must align with the question for its span to be the
+# name's, not intent words ("which sources feed totl watch time").
+NAME_SPAN_MIN_SCORE = 90.0
+
+
+def _without_names(q: str, names: Iterable[str]) -> str:
+    """`q` (normalized, space-padded) with the span of each object name the question
+    matched replaced by a separator: words inside a name ("total" in "total watch
+    time", "sources" in "order sources") name the object, they do not ask anything.
+    A one-word name is left in place: whether "lag" names the object or asks about
+    lag cannot be told from its words, and reading it as intent is what it did before."""
+    for name in sorted({n for n in names if len(n.split()) >= 2}, key=len, reverse=True):
+        if f" {name} " in q:
+            q = q.replace(f" {name} ", " | ")
+            continue
+        # A misspelled name: the best-aligned window, widened to whole words.
+        al = fuzz.partial_ratio_alignment(name, q, score_cutoff=NAME_SPAN_MIN_SCORE)
+        if al is None:
+            continue
+        start = q.rfind(" ", 0, al.dest_start + 1)
+        end = q.find(" ", max(al.dest_end - 1, start + 1))
+        if start >= 0 and end > start:
+            q = f"{q[:start]} | {q[end + 1:]}"
+    return q
+
+
+def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
+    """Intent words of the question outside the `names` of the objects it matched."""
+    q = _without_names(f" {normalize(question)} ", names)
     found = set()
     for intent, words in INTENT_WORDS.items():
         if any(f" {w} " in q for w in words):
@@ -109,7 +139,8 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
     check_question(question)
     day = as_of or find_date(question)
     period = None if day else find_month(question)
+    matches = match_objects(question, catalog)
     return ParsedQuestion(
-        text=question, as_of=day, period=period, intents=detect_intents(question),
-        matches=match_objects(question, catalog), named_sources=extract_named_sources(question),
+        text=question, as_of=day, period=period, intents=detect_intents(question, [m.name for m in matches]),
+        matches=matches, named_sources=extract_named_sources(question),
     )
