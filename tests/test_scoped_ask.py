@@ -38,6 +38,10 @@ EXTRA = [
     "Like the draft proposal does, should refunds be excluded from net revenue?", "the doc says churn is monthly",
     "What does the rebate memo say?", "zzzz qqqq", "x", "memo", "Who owns the finance close runbook?",
     "annual recurring revenue for 2026-03-31", "active customers count as of 2026-06-30",
+    "Is raw.commerce.order_lines fresh right now?", "How stale is RAW.COMMERCE.REFUNDS on 2026-10-10?",
+    "Was raw.commerce.refunds within SLA in the 08:00 UTC snapshot on 2026-10-10?",
+    "Are the net revenue sources fresh as of 2026-10-10T09:00:00Z?", "Is raw.nowhere.table fresh?",
+    "Which sources feed total net revenue?",
 ]
 
 

@@ -31,7 +31,8 @@ INTENT_WORDS = {
     "lineage": ("source", "sources", "lineage", "upstream", "downstream", "feeds", "feed", "comes from",
                 "come from", "derived from", "raw table", "raw tables"),
     "model": ("grain", "primary key", "model", "columns", "column", "table", "one row per"),
-    "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "late", "up to date", "up-to-date", "lag"),
+    "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "late", "up to date", "up-to-date", "lag",
+                  "how old", "latest load", "last load", "out of date", "refreshed", "snapshot"),
     "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure"),
 }
 
@@ -51,6 +52,8 @@ class ParsedQuestion:
     intents: set[str]
     matches: list[ObjectMatch] = field(default_factory=list)
     named_sources: list[NamedSource] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)     # relation names written out ("raw.app.events")
+    at_time: dt.time | None = None                      # a time of day named ("the 08:00 UTC snapshot"), UTC
 
     @property
     def intent(self) -> str:
@@ -94,6 +97,41 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
         if any(f" {w} " in q for w in words):
             found.add(intent)
     return found
+
+
+# ---------------------------------------------------------------- tables and times of day
+
+# A relation written the way warehouses name one, `schema.table` or `db.schema.table`:
+# identifiers joined by dots with no space, never starting with a digit ("v2.1" is no table).
+_RELATION = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){1,3}(?![\w.]*\w)")
+# A time of day: "08:00", "8:00 UTC", "T08:00:00Z", "14:30+02:00", "10:00 pm". Without a zone it is read
+# as UTC, the zone every snapshot's observation time is written in.
+_TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d+)?)?\s*"
+                   r"(?P<ampm>[ap]\.?m\b\.?)?\s*(?P<zone>Z|UTC|GMT|[+-]\d{2}:?\d{2})?(?![\d:])", re.I)
+
+
+def find_tables(question: str) -> list[str]:
+    """Relation names the question writes out, lower case, in order. Which of them are
+    tables is for the caller to say (a freshness snapshot observes it, say)."""
+    return list(dict.fromkeys(m.group(0).lower() for m in _RELATION.finditer(question)))
+
+
+def find_time_of_day(question: str) -> dt.time | None:
+    """The first time of day the question names, as a UTC time (an offset that moves it
+    across midnight keeps the time and loses the day: a snapshot is chosen within a day)."""
+    m = _TIME.search(question)
+    if m is None:
+        return None
+    zone = (m.group("zone") or "Z").upper()
+    offset = dt.timedelta(0)
+    if zone[0] in "+-":
+        digits = zone[1:].replace(":", "")
+        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        offset = offset if zone[0] == "+" else -offset
+    hour = int(m.group(1)) % 12 + (12 if (m.group("ampm") or "").lower().startswith("p") else 0) \
+        if m.group("ampm") else int(m.group(1))
+    local = dt.datetime(2000, 1, 2, hour, int(m.group(2)), int(m.group(3) or 0))
+    return (local - offset).time()
 
 
 # ---------------------------------------------------------------- named-source extraction
@@ -143,4 +181,5 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
     return ParsedQuestion(
         text=question, as_of=day, period=period, intents=detect_intents(question, [m.name for m in matches]),
         matches=matches, named_sources=extract_named_sources(question),
+        tables=find_tables(question), at_time=find_time_of_day(question),
     )
