@@ -41,7 +41,7 @@ EXTRA = [
     "Is raw.commerce.order_lines fresh right now?", "How stale is RAW.COMMERCE.REFUNDS on 2026-10-10?",
     "Was raw.commerce.refunds within SLA in the 08:00 UTC snapshot on 2026-10-10?",
     "Are the net revenue sources fresh as of 2026-10-10T09:00:00Z?", "Is raw.nowhere.table fresh?",
-    "Which sources feed total net revenue?",
+    "Which sources feed total net revenue?", "How stale is the refunds source table on 2026-10-10?",
 ]
 
 

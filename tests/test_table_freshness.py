@@ -72,3 +72,24 @@ def test_tables_and_times_of_day_are_read_from_the_question():
     assert find_time_of_day("at 10:15 pm") == dt.time(22, 15)
     assert find_time_of_day("at 14:30+02:00") == dt.time(12, 30)
     assert find_time_of_day("on 2026-05-04") is None
+
+
+def test_a_source_table_named_by_its_words(ctx):
+    resp = ask(ctx, "How stale is the admissions source table on 2026-05-04?", "analyst")
+    assert resp.action == "calculate"
+    assert [e.doc_id for e in resp.evidence] == ["freshness.health.2026-05-04T1800Z"]
+    assert [f.source for f in resp.freshness] == ["raw.ehr.admissions"]
+    # Without "table" or "source" the words name no table; a table no snapshot observes, none either.
+    assert ask(ctx, "Are admissions fresh on 2026-05-04?", "analyst").action == "abstain"
+    assert ask(ctx, "Is the lab results table fresh on 2026-05-04?", "analyst").action == "abstain"
+
+
+def test_words_naming_two_observed_tables_name_neither(ctx):
+    twin = _snapshot("12:00", "2026-05-04T11:00:00Z").model_copy(update={
+        "doc_id": "freshness.billing.2026-05-04T1200Z", "object_id": "freshness.billing.claims",
+        "text": "Observed at 2026-05-04T12:00:00Z. raw.billing.admissions max_loaded_at 2026-05-04T11:00:00Z, "
+                "SLA 2 hours."})
+    ctx.docs = [*ctx.docs, twin]
+    assert ask(ctx, "How stale is the admissions source table on 2026-05-04?", "analyst").action == "abstain"
+    resp = ask(ctx, "How stale is raw.billing.admissions on 2026-05-04?", "analyst")
+    assert [e.doc_id for e in resp.evidence] == ["freshness.billing.2026-05-04T1200Z"]

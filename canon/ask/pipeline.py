@@ -30,7 +30,7 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, policy_unavailable, resolve_object
-from canon.ask.understanding.match import ObjectMatch, normalize, object_catalog
+from canon.ask.understanding.match import _STOP, ObjectMatch, normalize, object_catalog
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
 from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
@@ -288,6 +288,11 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                                    "source; Canon does not answer from it.")
         # Discovery proposes the governed object; the same exact path then decides.
         concept, abstention = _discover(ctx, p, role, view, timings)
+        if concept is None and p.intent == "freshness":
+            # Last resort: a source table named by its words ("is the order lines table fresh?").
+            resp = _table_freshness(ctx, p, role, by_words=True)
+            if resp is not None:
+                return resp
         if concept is None:
             return abstention
         t = time.perf_counter()   # retrieve and constrain are timed by _discover
@@ -473,14 +478,46 @@ def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, view
     return calculate.freshness(fx.snapshots[chosen], observed_at, obs, role, p.as_of)
 
 
-def _table_freshness(ctx: AskContext, p: ParsedQuestion, role: str) -> Response | None:
+# How a question says its words name a table ("the orders source table").
+_TABLE_NOUNS = {"table", "tables", "source", "sources"}
+
+
+def _table_word_runs(text: str) -> set[str]:
+    """Runs of one to three words of a question that says "table" or "source", joined the
+    way a relation's last segment is ("order lines" -> "order_lines"); none otherwise."""
+    words = normalize(text).split()
+    if not _TABLE_NOUNS & set(words):
+        return set()
+    runs = set()
+    for n in (1, 2, 3):
+        for i in range(len(words) - n + 1):
+            run = words[i:i + n]
+            if run[0] in _STOP or run[-1] in _STOP or _TABLE_NOUNS & set(run):
+                continue
+            runs.add("_".join(run))
+    return runs
+
+
+def _table_freshness(ctx: AskContext, p: ParsedQuestion, role: str, *, by_words: bool = False) -> Response | None:
     """The newest visible snapshot observing a table the question names, with only that
     table's readings; None when no snapshot the role sees observes any of them (the
-    names were not source tables, and the question goes on as if none were named)."""
-    ctx.ensure_freshness("", set(p.tables))
-    fx = ctx.freshness_index(ctx.view(role))
-    sources = {src.lower(): src for src in fx.by_source}
-    named = {sources[t] for t in p.tables if t in sources}
+    names were not source tables, and the question goes on as if none were named).
+    `by_words`: the table is named by the words of its last segment, not written out;
+    a run of words naming more than one observed table names none."""
+    if by_words:
+        runs = _table_word_runs(p.text)
+        if not runs:
+            return None
+        ctx.ensure_freshness("", {f".{r}" for r in runs})
+        fx = ctx.freshness_index(ctx.view(role))
+        named = {src for src in fx.by_source if "." in src and src.lower().rsplit(".", 1)[1] in runs}
+        if len(named) != 1:
+            return None
+    else:
+        ctx.ensure_freshness("", set(p.tables))
+        fx = ctx.freshness_index(ctx.view(role))
+        sources = {src.lower(): src for src in fx.by_source}
+        named = {sources[t] for t in p.tables if t in sources}
     if not named:
         return None
     chosen = _pick_snapshot(fx, {i for src in named for i in fx.by_source[src]}, p)
