@@ -42,6 +42,7 @@ EXTRA = [
     "Was raw.commerce.refunds within SLA in the 08:00 UTC snapshot on 2026-10-10?",
     "Are the net revenue sources fresh as of 2026-10-10T09:00:00Z?", "Is raw.nowhere.table fresh?",
     "Which sources feed total net revenue?", "How stale is the refunds source table on 2026-10-10?",
+    "Is fct_revenue deprecated?", "Who owns the net revenue metric?",
 ]
 
 

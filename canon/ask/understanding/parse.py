@@ -34,6 +34,10 @@ INTENT_WORDS = {
     "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "late", "up to date", "up-to-date", "lag",
                   "how old", "latest load", "last load", "out of date", "refreshed", "snapshot"),
     "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure"),
+    # Questions about a document's governance metadata (owner, deprecation): read beside the
+    # intent above, never instead of it (`ParsedQuestion.intent` does not return them).
+    "owner": ("who owns", "owner", "owners", "owned by", "who is responsible", "who maintains", "maintained by"),
+    "deprecation": ("deprecated", "deprecation", "being retired", "retired", "sunset", "end of life"),
 }
 
 @dataclass
