@@ -58,6 +58,7 @@ def test_asset_keys_checks_and_job_selections(loaded):
     checks = {f"{k.asset_key.to_user_string()}:{k.name}" for k in graph.asset_check_keys}
     assert {f"{r}:source_freshness" for r in RAW} <= checks
     assert {"canon/evidence_registry:quarantine_age", "canon/definitions:no_overlapping_approved_revisions",
+            "canon/definitions:supersedes_consistent",
             "canon/knowledge_index:revocation_lag", "canon/knowledge_index:index_coverage",
             "canon/eval_report:zero_permission_leaks", "canon/eval_report:recall_at_3"} <= checks
 

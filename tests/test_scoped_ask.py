@@ -44,6 +44,11 @@ EXTRA = [
     "Does net revenue include VAT for the June 2026 close?", "Which definition of net revenue applies today?",
     "What was the previous net revenue definition?", "What changed between net revenue v1 and v2?",
     "What is the difference between the old and the new MRR definition?",
+    "Is raw.commerce.order_lines fresh right now?", "How stale is RAW.COMMERCE.REFUNDS on 2026-10-10?",
+    "Was raw.commerce.refunds within SLA in the 08:00 UTC snapshot on 2026-10-10?",
+    "Are the net revenue sources fresh as of 2026-10-10T09:00:00Z?", "Is raw.nowhere.table fresh?",
+    "Which sources feed total net revenue?", "How stale is the refunds source table on 2026-10-10?",
+    "Is fct_revenue deprecated?", "Who owns the net revenue metric?",
 ]
 
 

@@ -63,3 +63,32 @@ def conflict_answer(primary: Document, conflicts: list[Document], answer: str, e
               f". The governing evidence is {primary.doc_id} ({primary.status.value}, {period_label(primary)}): "
               + answer)
     return Response(action="answer_conflict", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
+
+
+def metadata_answer(doc: Document, intents: set[str], day: dt.date | None) -> tuple[str, list[Claim]] | None:
+    """"Who owns …" and "is … deprecated" from the governing revision's metadata (dbt-derived
+    documents carry `owner` and `deprecation_date`, canon/sources/dbt/defaults.py); None when
+    the question asks neither or the revision records neither, and the definition answers."""
+    facts: list[tuple[str, str]] = []   # (claim, the sentence or metadata entry that supports it)
+    if "owner" in intents and doc.metadata.get("owner"):
+        owner = str(doc.metadata["owner"])
+        facts.append((f"{doc.doc_id} is owned by {owner}", _span(doc, "Owner:", f"owner: {owner}")))
+    if "deprecation" in intents and doc.metadata.get("deprecation_date"):
+        when = dt.date.fromisoformat(str(doc.metadata["deprecation_date"])[:10])
+        said = ("was deprecated on" if day is not None and day >= when else "is scheduled for deprecation on"
+                if day is not None else "has the deprecation date")
+        facts.append((f"{doc.doc_id} {said} {when.isoformat()}",
+                      _span(doc, "Deprecation date:", f"deprecation_date: {when.isoformat()}")))
+    if not facts:
+        return None
+    head = f"For {day.isoformat()}, the" if day else "The"
+    answer = (f"{head} applicable governed revision is {doc.title} ({doc.doc_id}, version {doc.version}, "
+              f"{doc.status.value}, {period_label(doc)}). " + " ".join(f"{c}." for c, _ in facts))
+    claims = [Claim(claim=c, evidence_id=doc.doc_id, evidence_revision=doc.content_hash, supported_span=span,
+                    effective_for=day) for c, span in facts]
+    return answer, claims
+
+
+def _span(doc: Document, prefix: str, fallback: str) -> str:
+    """The sentence of the text that states the fact, else the metadata entry it comes from."""
+    return next((s for s in sentences(doc.text) if s.startswith(prefix)), fallback)

@@ -30,7 +30,7 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, policy_unavailable, resolve_object
-from canon.ask.understanding.match import ObjectMatch, normalize, object_catalog
+from canon.ask.understanding.match import _STOP, ObjectMatch, normalize, object_catalog
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
 from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
@@ -269,6 +269,12 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     if options:
         return Response(action="clarify", role=role, options=options, reason="ambiguous_object",
                         answer="Several governed objects match that name; which one do you mean?")
+    if concept is None and p.intent == "freshness" and p.tables:
+        # A freshness question about a source table it names ("is raw.app.events fresh?").
+        resp = _table_freshness(ctx, p, role)
+        if resp is not None:
+            timings.mark("resolve", t)
+            return resp
     if concept is None:
         # A one-word name ("revenue") is too weak to say the question is about that document.
         named = [m for m in p.matches if m.score >= DENY_MIN_SCORE and len(m.name.split()) >= 2
@@ -283,6 +289,11 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                                    "source; Canon does not answer from it.")
         # Discovery proposes the governed object; the same exact path then decides.
         concept, abstention = _discover(ctx, p, role, view, timings)
+        if concept is None and p.intent == "freshness":
+            # Last resort: a source table named by its words ("is the order lines table fresh?").
+            resp = _table_freshness(ctx, p, role, by_words=True)
+            if resp is not None:
+                return resp
         if concept is None:
             return abstention
         t = time.perf_counter()   # retrieve and constrain are timed by _discover
@@ -322,6 +333,8 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
 
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
         answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
+    elif (about := compose.metadata_answer(primary, p.intents, day)) is not None:
+        answer, claims = about
 
     conflicts = _named_conflicts(ctx, p, primary, shown, role)
     if conflicts:
@@ -475,14 +488,80 @@ def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, view
     hit = set(fx.by_family.get(links._family(concept), ()))
     for src in sources:
         hit.update(fx.by_source.get(src, ()))
+    chosen = _pick_snapshot(fx, hit, p)
+    if chosen is None:
+        return calculate.no_observation(role, p.as_of)
+    observed_at, obs = fx.observed[chosen]
+    return calculate.freshness(fx.snapshots[chosen], observed_at, obs, role, p.as_of)
+
+
+# How a question says its words name a table ("the orders source table").
+_TABLE_NOUNS = {"table", "tables", "source", "sources"}
+
+
+def _table_word_runs(text: str) -> set[str]:
+    """Runs of one to three words of a question that says "table" or "source", joined the
+    way a relation's last segment is ("order lines" -> "order_lines"); none otherwise."""
+    words = normalize(text).split()
+    if not _TABLE_NOUNS & set(words):
+        return set()
+    runs = set()
+    for n in (1, 2, 3):
+        for i in range(len(words) - n + 1):
+            run = words[i:i + n]
+            if run[0] in _STOP or run[-1] in _STOP or _TABLE_NOUNS & set(run):
+                continue
+            runs.add("_".join(run))
+    return runs
+
+
+def _table_freshness(ctx: AskContext, p: ParsedQuestion, role: str, *, by_words: bool = False) -> Response | None:
+    """The newest visible snapshot observing a table the question names, with only that
+    table's readings; None when no snapshot the role sees observes any of them (the
+    names were not source tables, and the question goes on as if none were named).
+    `by_words`: the table is named by the words of its last segment, not written out;
+    a run of words naming more than one observed table names none."""
+    if by_words:
+        runs = _table_word_runs(p.text)
+        if not runs:
+            return None
+        ctx.ensure_freshness("", {f".{r}" for r in runs})
+        fx = ctx.freshness_index(ctx.view(role))
+        named = {src for src in fx.by_source if "." in src and src.lower().rsplit(".", 1)[1] in runs}
+        if len(named) != 1:
+            return None
+    else:
+        ctx.ensure_freshness("", set(p.tables))
+        fx = ctx.freshness_index(ctx.view(role))
+        sources = {src.lower(): src for src in fx.by_source}
+        named = {sources[t] for t in p.tables if t in sources}
+    if not named:
+        return None
+    chosen = _pick_snapshot(fx, {i for src in named for i in fx.by_source[src]}, p)
+    if chosen is None:
+        return calculate.no_observation(role, p.as_of)
+    observed_at, obs = fx.observed[chosen]
+    return calculate.freshness(fx.snapshots[chosen], observed_at, [o for o in obs if o["source"] in named],
+                               role, p.as_of)
+
+
+def _pick_snapshot(fx: FreshnessIndex, hit: set[int], p: ParsedQuestion) -> int | None:
+    """Of the snapshots `hit`, those in effect on the question's date, the newest; with a time
+    of day named ("the 08:00 UTC snapshot", "as of …T08:00:00Z"), the newest observed by then
+    on that date (at that time of day, with no date)."""
     related = sorted(hit)
     if p.as_of is not None:
         related = [i for i in related if fx.snapshots[i].in_effect(p.as_of)]
+    if p.at_time is not None:
+        if p.as_of is not None:
+            by = dt.datetime.combine(p.as_of, p.at_time, tzinfo=dt.timezone.utc)
+            related = [i for i in related if fx.observed[i][0] is not None and fx.observed[i][0] <= by]
+        else:
+            related = [i for i in related if fx.observed[i][0] is not None
+                       and fx.observed[i][0].astimezone(dt.timezone.utc).time() == p.at_time]
     if not related:
-        return calculate.no_observation(role, p.as_of)
-    newest = max(related, key=lambda i: (fx.observed[i][0] or dt.datetime.min.replace(tzinfo=dt.timezone.utc)))
-    observed_at, obs = fx.observed[newest]
-    return calculate.freshness(fx.snapshots[newest], observed_at, obs, role, p.as_of)
+        return None
+    return max(related, key=lambda i: (fx.observed[i][0] or dt.datetime.min.replace(tzinfo=dt.timezone.utc)))
 
 
 def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:

@@ -85,6 +85,14 @@ def resolve_object(
                       "valid_to": d.valid_to.isoformat() if d.valid_to else None,
                       "period": period_label(d), "title": d.title} for d in result.candidates],
             reason="date_required", **base))
+    if result.outcome == "contradiction":
+        ids = " and ".join(d.doc_id for d in result.candidates)
+        return ObjectResolution(result, None, Response(
+            action="human_review",
+            answer=f"The supersedes records of {object_id} contradict each other ({ids}: a cycle, or an "
+                   "approved revision claiming to supersede a later one); a person must decide which one governs.",
+            evidence=[Evidence.of(d, "conflict") for d in result.candidates],
+            reason="supersedes_contradiction", **base))
     if result.outcome == "overlap":
         return ObjectResolution(result, None, Response(
             action="human_review",

@@ -15,7 +15,8 @@ superset of what matching can return) and grow at the pipeline's hooks:
   the statuses) the question names; a source named by no kind ("the doc
   says") loads the registry;
 - `ensure_freshness(concept, sources)` on a freshness question: the snapshots
-  of the concept's family or observing one of its raw sources.
+  of the concept's family or observing one of its raw sources (or one of the
+  tables the question names, `pipeline._table_freshness`, with no concept).
 
 What the full load decides from documents outside that set stays global:
 which tokens are distinctive (the stored catalog), which roles exist and
@@ -139,7 +140,8 @@ class ScopedAskContext(AskContext):
         fam = _family(concept)
         family = ("(len(string_split(object_id, '.')) >= 3 AND split_part(object_id, '.', 2) = ? "
                   "AND string_split(object_id, '.')[-1] = ?)") if fam else "false"
-        observing = "len([s FOR s IN ? IF contains(text, s) OR contains(metadata_json, s)]) > 0"
+        # Case-folded: a table the question names is matched to an observed source whatever its case.
+        observing = "len([s FOR s IN ? IF contains(lower(text), lower(s)) OR contains(lower(metadata_json), lower(s))]) > 0"
         self._add(self._load(f"kind = 'freshness_snapshot' AND ({family} OR {observing})",
                              [*(fam or ()), sorted(sources)]))
 

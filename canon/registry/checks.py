@@ -8,7 +8,7 @@ import duckdb
 from canon.models.documents import Document
 from canon.registry.claims import TAKEOVER_REASONS
 from canon.registry.graph import has_dbt_tables
-from canon.registry.temporal import intervals_overlap, overlapping_pairs
+from canon.registry.temporal import intervals_overlap, overlapping_pairs, supersedes_contradictions
 
 
 def approved_overlaps(docs: list[Document]) -> list[dict]:
@@ -17,6 +17,21 @@ def approved_overlaps(docs: list[Document]) -> list[dict]:
          "first_period": f"{a.valid_from}..{a.valid_to or 'open'}",
          "second_period": f"{b.valid_from}..{b.valid_to or 'open'}"}
         for a, b in overlapping_pairs(docs)
+    ]
+
+
+def contradicting_supersedes(docs: list[Document]) -> list[dict]:
+    """Supersedes cycles and approved revisions superseding a later one, per object
+    (canon.registry.temporal.supersedes_contradictions); `canon ask` sends these to human_review."""
+    by_object: dict[str, list[Document]] = {}
+    for d in docs:
+        by_object.setdefault(d.object_id, []).append(d)
+    return [
+        {"object_id": a.object_id, "doc_id": a.doc_id, "supersedes": b.doc_id, "reason": why,
+         "doc_period": f"{a.valid_from}..{a.valid_to or 'open'}",
+         "superseded_period": f"{b.valid_from}..{b.valid_to or 'open'}"}
+        for object_id in sorted(by_object)
+        for a, b, why in supersedes_contradictions(by_object[object_id])
     ]
 
 

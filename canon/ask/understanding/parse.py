@@ -6,6 +6,9 @@ as saying something (`extract_named_sources`)."""
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from typing import Iterable
+
+from rapidfuzz import fuzz
 
 from canon.ask.understanding import temporal
 from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_objects, normalize
@@ -29,8 +32,13 @@ INTENT_WORDS = {
     "lineage": ("source", "sources", "lineage", "upstream", "downstream", "feeds", "feed", "comes from",
                 "come from", "derived from", "raw table", "raw tables"),
     "model": ("grain", "primary key", "model", "columns", "column", "table", "one row per"),
-    "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "late", "up to date", "up-to-date", "lag"),
+    "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "late", "up to date", "up-to-date", "lag",
+                  "how old", "latest load", "last load", "out of date", "refreshed", "snapshot"),
     "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure"),
+    # Questions about a document's governance metadata (owner, deprecation): read beside the
+    # intent above, never instead of it (`ParsedQuestion.intent` does not return them).
+    "owner": ("who owns", "owner", "owners", "owned by", "who is responsible", "who maintains", "maintained by"),
+    "deprecation": ("deprecated", "deprecation", "being retired", "retired", "sunset", "end of life"),
 }
 
 @dataclass
@@ -54,6 +62,8 @@ class ParsedQuestion:
     period_label: str = ""
     versions: tuple[temporal.VersionRef, ...] = ()
     compare: bool = False
+    tables: list[str] = field(default_factory=list)     # relation names written out ("raw.app.events")
+    at_time: dt.time | None = None                      # a time of day named ("the 08:00 UTC snapshot"), UTC
 
     @property
     def intent(self) -> str:
@@ -63,13 +73,75 @@ class ParsedQuestion:
         return "definition"
 
 
-def detect_intents(question: str) -> set[str]:
-    q = f" {normalize(question)} "
+# How close a misspelled name must align with the question for its span to be the
+# name's, not intent words ("which sources feed totl watch time").
+NAME_SPAN_MIN_SCORE = 90.0
+
+
+def _without_names(q: str, names: Iterable[str]) -> str:
+    """`q` (normalized, space-padded) with the span of each object name the question
+    matched replaced by a separator: words inside a name ("total" in "total watch
+    time", "sources" in "order sources") name the object, they do not ask anything.
+    A one-word name is left in place: whether "lag" names the object or asks about
+    lag cannot be told from its words, and reading it as intent is what it did before."""
+    for name in sorted({n for n in names if len(n.split()) >= 2}, key=len, reverse=True):
+        if f" {name} " in q:
+            q = q.replace(f" {name} ", " | ")
+            continue
+        # A misspelled name: the best-aligned window, widened to whole words.
+        al = fuzz.partial_ratio_alignment(name, q, score_cutoff=NAME_SPAN_MIN_SCORE)
+        if al is None:
+            continue
+        start = q.rfind(" ", 0, al.dest_start + 1)
+        end = q.find(" ", max(al.dest_end - 1, start + 1))
+        if start >= 0 and end > start:
+            q = f"{q[:start]} | {q[end + 1:]}"
+    return q
+
+
+def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
+    """Intent words of the question outside the `names` of the objects it matched."""
+    q = _without_names(f" {normalize(question)} ", names)
     found = set()
     for intent, words in INTENT_WORDS.items():
         if any(f" {w} " in q for w in words):
             found.add(intent)
     return found
+
+
+# ---------------------------------------------------------------- tables and times of day
+
+# A relation written the way warehouses name one, `schema.table` or `db.schema.table`:
+# identifiers joined by dots with no space, never starting with a digit ("v2.1" is no table).
+_RELATION = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){1,3}(?![\w.]*\w)")
+# A time of day: "08:00", "8:00 UTC", "T08:00:00Z", "14:30+02:00", "10:00 pm". Without a zone it is read
+# as UTC, the zone every snapshot's observation time is written in.
+_TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d+)?)?\s*"
+                   r"(?P<ampm>[ap]\.?m\b\.?)?\s*(?P<zone>Z|UTC|GMT|[+-]\d{2}:?\d{2})?(?![\d:])", re.I)
+
+
+def find_tables(question: str) -> list[str]:
+    """Relation names the question writes out, lower case, in order. Which of them are
+    tables is for the caller to say (a freshness snapshot observes it, say)."""
+    return list(dict.fromkeys(m.group(0).lower() for m in _RELATION.finditer(question)))
+
+
+def find_time_of_day(question: str) -> dt.time | None:
+    """The first time of day the question names, as a UTC time (an offset that moves it
+    across midnight keeps the time and loses the day: a snapshot is chosen within a day)."""
+    m = _TIME.search(question)
+    if m is None:
+        return None
+    zone = (m.group("zone") or "Z").upper()
+    offset = dt.timedelta(0)
+    if zone[0] in "+-":
+        digits = zone[1:].replace(":", "")
+        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        offset = offset if zone[0] == "+" else -offset
+    hour = int(m.group(1)) % 12 + (12 if (m.group("ampm") or "").lower().startswith("p") else 0) \
+        if m.group("ampm") else int(m.group(1))
+    local = dt.datetime(2000, 1, 2, hour, int(m.group(2)), int(m.group(3) or 0))
+    return (local - offset).time()
 
 
 # ---------------------------------------------------------------- named-source extraction
@@ -124,7 +196,8 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
     # A revision named by version is not selected by date: the answer reports its validity instead.
     day = None if t.versions or t.compare else t.day
     return ParsedQuestion(
-        text=question, as_of=day, period=t.period, intents=detect_intents(question),
+        text=question, as_of=day, period=t.period, intents=detect_intents(question, names),
         matches=matches, named_sources=extract_named_sources(question),
         clock=as_of or clock, period_label=t.period_label, versions=t.versions, compare=t.compare,
+        tables=find_tables(question), at_time=find_time_of_day(question),
     )

@@ -1,0 +1,54 @@
+""""Who owns …" and "is … deprecated" are answered from the governing revision's
+metadata (owner, deprecation_date: what dbt-derived documents carry), and a
+revision recording neither is answered with its definition as before. Energy
+documents, a domain no gold set uses."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from canon.ask.pipeline import AskContext, ask
+from canon.models.documents import Document
+from canon.registry.policy import Policy
+
+D = dt.date.fromisoformat
+
+
+def _model(object_id: str, title: str, text: str, **metadata) -> Document:
+    return Document(doc_id=f"{object_id}.v1", object_id=object_id, kind="model_schema", title=title,
+                    status="approved", authority=95, version="1", valid_from=D("2025-01-01"),
+                    allowed_roles=("analyst",), text=text, metadata=metadata)
+
+
+@pytest.fixture
+def ctx():
+    return AskContext(docs=[
+        _model("model.energy.fct_meter_reads", "fct_meter_reads",
+               "One row per meter per interval. Owner: Grid analytics (group grid). Deprecation date: 2026-09-30.",
+               owner="Grid analytics", group="grid", deprecation_date="2026-09-30"),
+        _model("model.energy.fct_tariffs", "fct_tariffs", "One row per tariff plan and day."),
+    ], policy=Policy(), log_answers=False)
+
+
+def test_who_owns_is_answered_from_the_owner_metadata(ctx):
+    for q in ("Who owns fct_meter_reads?", "Who is responsible for the fct meter reads table?"):
+        resp = ask(ctx, q, "analyst", D("2026-06-01"))
+        assert resp.action == "answer", q
+        assert [e.doc_id for e in resp.evidence] == ["model.energy.fct_meter_reads.v1"]
+        assert "owned by Grid analytics" in resp.answer
+        assert [c.supported_span for c in resp.claims] == ["Owner: Grid analytics (group grid)."]
+    # A revision that records no owner is answered with its definition, as before.
+    resp = ask(ctx, "Who owns fct_tariffs?", "analyst", D("2026-06-01"))
+    assert resp.action == "answer" and "owned by" not in resp.answer
+    assert resp.claims[0].supported_span == "One row per tariff plan and day."
+
+
+def test_is_deprecated_reads_the_deprecation_date_against_the_question_date(ctx):
+    before = ask(ctx, "Is fct_meter_reads deprecated?", "analyst", D("2026-06-01"))
+    assert "is scheduled for deprecation on 2026-09-30" in before.answer
+    after = ask(ctx, "Is fct_meter_reads deprecated?", "analyst", D("2026-10-15"))
+    assert "was deprecated on 2026-09-30" in after.answer
+    assert [c.supported_span for c in after.claims] == ["Deprecation date: 2026-09-30."]
+
