@@ -18,6 +18,7 @@ from external_artifacts import artifact_names
 
 from canon.ask.context import ask_context
 from canon.ask.pipeline import ask
+from canon.ask.resolve import lineage
 from canon.index.build import build_index
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.registry import checks
@@ -33,12 +34,14 @@ ROOT = Path(__file__).resolve().parents[1]
 ROLE = "analyst"
 SET = "jaffle-shop-semantic-v12"          # manifest generated_at 2026-03-12
 METRIC = "metric.jaffle_shop.large_orders"
+MODEL = "model.jaffle_shop.order_items"      # the model behind median_revenue (not behind large_orders)
 B_GENERATED = "2026-09-01T08:00:00Z"
 TODAY = dt.date(2026, 12, 1)
 
 
 def _manifest_b(external_dir: Path, dest: Path) -> Path:
-    """Artifact set A with large_orders redefined in its manifest (over 50, not over 20), published later."""
+    """Artifact set A with large_orders redefined in its manifest (over 50, not over 20) and the order_items
+    model's SQL changed (its dbt checksum; the text Canon renders stays the same), published later."""
     shutil.copytree(external_dir / SET, dest)
     path = dest / artifact_names(dest)["manifest"]
     m = json.loads(path.read_text())
@@ -46,6 +49,7 @@ def _manifest_b(external_dir: Path, dest: Path) -> Path:
     metric = m["metrics"][METRIC]
     assert "over 20" in metric["description"]
     metric["description"] = metric["description"].replace("over 20", "over 50")
+    m["nodes"][MODEL]["checksum"]["checksum"] = "0" * 64
     path.write_text(json.dumps(m))
     return dest
 
@@ -85,9 +89,16 @@ def test_a_changed_metric_closes_its_revision_at_the_new_manifests_publication(p
     assert {a.metadata["effective_time_source"], b.metadata["effective_time_source"]} == {"inferred_from_publication"}
     assert b.metadata["published_at"] == B_GENERATED and b.metadata["revision_of"] == METRIC
     # an unchanged node keeps its first revision, valid from manifest A's publication
-    (model,) = registry.load_documents(con, doc_ids=["model.jaffle_shop.orders"])
-    assert model.valid_from == dt.date(2026, 3, 12) and model.valid_to is None
-    assert not registry.load_documents(con, doc_ids=["model.jaffle_shop.orders.rev2"])
+    (stg,) = registry.load_documents(con, doc_ids=["model.jaffle_shop.stg_orders"])
+    assert stg.valid_from == dt.date(2026, 3, 12) and stg.valid_to is None
+    assert not registry.load_documents(con, doc_ids=["model.jaffle_shop.stg_orders.rev2"])
+    # dbt's checksum changed with the same rendered text: a new revision all the same
+    old_model, new_model = registry.load_documents(con, doc_ids=[MODEL, f"{MODEL}.rev2"])
+    assert old_model.text == new_model.text and old_model.valid_to == new_model.valid_from == dt.date(2026, 9, 1)
+    # links: this render's revisions name the model's current revision; the closed one keeps its own
+    (median,) = registry.load_documents(con, doc_ids=["metric.jaffle_shop.median_revenue"])
+    assert median.metadata["model_doc_id"] == f"{MODEL}.rev2" and median.valid_to is None
+    assert a.metadata["model_doc_id"] == b.metadata["model_doc_id"] == "model.jaffle_shop.orders"
     assert checks.approved_overlaps(registry.load_documents(con)) == []
 
 
@@ -110,6 +121,20 @@ def test_a_question_about_an_earlier_date_gets_the_earlier_definition(published_
     after = ask(ctx, "What is the definition of large orders for 2026-10-15?", ROLE)
     assert after.action == "answer" and after.evidence[0].doc_id == f"{METRIC}.rev2", after.answer
     assert "over 50" in after.answer and "2026-09-01 <= date < open" in after.answer
+
+    # the model behind a metric that did not change (it links the model's current revision), for a date:
+    # the model revision in effect then
+    for day, model in (("2026-06-30", MODEL), ("2026-10-15", f"{MODEL}.rev2")):
+        r = ask(ctx, f"What is the grain of the model behind median revenue for {day}?", ROLE)
+        assert r.action == "answer" and [e.doc_id for e in r.evidence[:2]] == [
+            model, "metric.jaffle_shop.median_revenue"], (day, r.answer)
+        assert "inferred from dbt artifact publication" in r.answer
+
+    # canon lineage: the graph's nodes as the revisions in effect on the day
+    docs = registry.load_documents(ctx.con)
+    for day, model in ((dt.date(2026, 6, 30), MODEL), (dt.date(2026, 10, 15), f"{MODEL}.rev2")):
+        r = lineage(ctx.con, docs, "metric.jaffle_shop.median_revenue", day, ROLE, Policy())
+        assert r.action == "answer" and model in [e.doc_id for e in r.evidence], (day, r.answer)
 
     # before Canon first recorded it, no revision was in effect
     assert ask(ctx, "What is the definition of large orders for 2025-12-31?", ROLE).action == "abstain"
