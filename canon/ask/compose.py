@@ -7,14 +7,22 @@ import datetime as dt
 
 from canon.ask.resolve import claims_of, sentences
 from canon.models.documents import Document
-from canon.models.responses import Claim, Evidence, Response
+from canon.models.responses import Claim, Evidence, Response, effective_time_source
 from canon.registry.temporal import period_label
+
+
+def effective_note(doc: Document) -> str:
+    """How an answer says its revision's business time was not declared but inferred (canon.registry.publication)."""
+    if effective_time_source(doc) != "inferred_from_publication":
+        return ""
+    return ("; effective time inferred from dbt artifact publication (valid from when a manifest first carried "
+            "this definition), not declared")
 
 
 def definition_text(doc: Document, day: dt.date | None) -> str:
     when = f"For the {day.strftime('%B')} {day.day}, {day.year} reporting date, the" if day else "The"
     return (f"{when} applicable governed revision is {doc.title} ({doc.doc_id}, version {doc.version}, "
-            f"{doc.status.value}, {period_label(doc)}). {doc.text}")
+            f"{doc.status.value}, {period_label(doc)}{effective_note(doc)}). {doc.text}")
 
 
 def graph_answer(intent: str, primary: Document, model: Document | None, lineage_doc: Document | None,
@@ -28,7 +36,9 @@ def graph_answer(intent: str, primary: Document, model: Document | None, lineage
         evidence = [Evidence.of(model, "primary"), Evidence.of(primary, "supporting")]
         claims = claims_of(model, day) + claims[:2]
         when = f"For {day.isoformat()}, the" if day else "The"
-        return (f"{when} supporting model of {primary.doc_id} is {model.title} ({model.doc_id}). {model.text}",
+        return (f"{when} supporting model of {primary.doc_id} is {model.title} ({model.doc_id}, {period_label(model)}"
+                f"{effective_note(model)}). {model.text}" if effective_note(model) else
+                f"{when} supporting model of {primary.doc_id} is {model.title} ({model.doc_id}). {model.text}",
                 evidence, claims)
     if model is not None:
         evidence.append(Evidence.of(model, "supporting"))

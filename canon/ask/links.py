@@ -10,6 +10,7 @@ import functools
 import re
 
 from canon.models.documents import Document
+from canon.models.responses import effective_time_source
 from canon.registry.temporal import resolve_revision
 
 _EDGE = re.compile(r"([A-Za-z_][\w.]*\w)\s*->\s*([A-Za-z_][\w.]*\w)")
@@ -88,6 +89,18 @@ def _referenced(doc: Document, index: KindIndex) -> list[Document]:
     return out
 
 
+def _revision_on(hit: Document, index: KindIndex, day: dt.date | None) -> Document:
+    """An explicit link names one revision. When that is a revision of undeclared dbt evidence
+    (canon.registry.publication: one chain per node, each later one `revision_of` the first) that
+    is not in effect on `day`, the chain's revision in effect then answers: a metric unchanged
+    since before the model changed links the model's current revision, not the one of its date."""
+    if day is None or hit.in_effect(day) or effective_time_source(hit) != "inferred_from_publication":
+        return hit
+    slot = hit.metadata.get("revision_of") or hit.doc_id
+    chain = [d for d in index.by_object.get(hit.object_id, []) if (d.metadata.get("revision_of") or d.doc_id) == slot]
+    return next((d for d in chain if d.in_effect(day)), hit)
+
+
 def linked(doc: Document, index: KindIndex, day: dt.date | None, *,
            by_id: dict[str, Document]) -> Document | None:
     """The revision of `index.kind` that `doc` links to for `day`, among the
@@ -98,7 +111,7 @@ def linked(doc: Document, index: KindIndex, day: dt.date | None, *,
     if explicit and doc.metadata.get(explicit):
         hit = by_id.get(doc.metadata[explicit])
         if hit is not None:
-            return hit
+            return _revision_on(hit, index, day)
     refs = _referenced(doc, index)
     if refs:
         approved_refs = [d for d in refs if d.status.value == "approved"]

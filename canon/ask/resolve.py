@@ -146,7 +146,12 @@ def lineage(
         have = {d.doc_id for d in docs}
         more = [d for d in supporting(list(graph.nodes), doc.metadata.get("lineage_doc_id")) if d.doc_id not in have]
         docs = sorted([*docs, *more], key=lambda d: d.doc_id)
-    by_id = {d.metadata.get("dbt_unique_id"): d for d in docs if d.metadata.get("dbt_unique_id")}
+    # A node can have several revisions (canon.registry.publication): the one in effect on the day wins.
+    by_id: dict[str, Document] = {}
+    for d in docs:
+        uid = d.metadata.get("dbt_unique_id")
+        if uid and not (day is not None and uid in by_id and by_id[uid].in_effect(day) and not d.in_effect(day)):
+            by_id[uid] = d
     evidence = [Evidence.of(doc, "primary")]
     for node_id in graph.nodes:
         support = by_id.get(node_id)

@@ -12,6 +12,7 @@ from canon.models.documents import Document
 
 Action = Literal["answer", "answer_conflict", "clarify", "abstain", "deny", "calculate", "human_review"]
 Use = Literal["primary", "supporting", "conflict"]
+EffectiveTimeSource = Literal["declared", "inferred_from_publication"]
 
 
 class Evidence(BaseModel):
@@ -26,6 +27,9 @@ class Evidence(BaseModel):
     content_hash: str
     chunk_ids: list[str] = Field(default_factory=list)
     title: str = ""
+    # Where valid_from / valid_to come from: "declared" (the document states them) or
+    # "inferred_from_publication" (dbt evidence without meta.canon.valid_from: canon.registry.publication).
+    effective_time_source: EffectiveTimeSource = "declared"
 
     @classmethod
     def of(cls, doc: Document, use: Use, chunk_ids: list[str] | None = None) -> "Evidence":
@@ -33,7 +37,13 @@ class Evidence(BaseModel):
             doc_id=doc.doc_id, object_id=doc.object_id, kind=doc.kind, version=doc.version,
             status=doc.status.value, use=use, valid_from=doc.valid_from, valid_to=doc.valid_to,
             content_hash=doc.content_hash, chunk_ids=list(chunk_ids or []), title=doc.title,
+            effective_time_source=effective_time_source(doc),
         )
+
+
+def effective_time_source(doc: Document) -> EffectiveTimeSource:
+    return "inferred_from_publication" if doc.metadata.get("effective_time_source") == "inferred_from_publication" \
+        else "declared"
 
 
 class Claim(BaseModel):

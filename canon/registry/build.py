@@ -16,7 +16,7 @@ import duckdb
 from canon.core.clock import utcnow
 from canon.core.errors import CanonInputError
 from canon.models.documents import Document
-from canon.registry import claims, contract_state, corpus_cache
+from canon.registry import claims, contract_state, corpus_cache, publication
 from canon.registry import store as registry
 from canon.registry.contracts import Contract
 from canon.registry.gate import GateResult, QuarantineEntry, check_record, decide, gate, require_accepted
@@ -120,6 +120,8 @@ def build_registry(
     # dbt owns the doc_ids and objects it renders, so the corpus is screened against them first
     # (canon.registry.claims); every contract is known to every screen for `owns_objects`.
     rendered = dbt_documents if dbt_documents is not None and dbt_contract is not None else []
+    if rendered:  # undeclared effective time from the artifacts' publication history (canon.registry.publication)
+        rendered = publication.with_history(con, rendered, source_system=dbt_contract.source.system, today=today)
     contracts = [c for _, c in documents] + ([dbt_contract] if dbt_contract is not None else [])
     for i, (source, contract) in enumerate(documents):
         _build_corpus(con, Path(source), contract, build, run_id=run_id, today=today, rendered=rendered,
@@ -127,7 +129,7 @@ def build_registry(
     if dbt_documents is not None and dbt_contract is not None:
         contract_state.apply(con, dbt_contract, source=f"contract {dbt_contract.label}")
         others = claims.others_for(con, dbt_contract.source.system, contracts=contracts)
-        _store(con, gate(records_from_documents(dbt_documents), dbt_contract, today=today), dbt_contract, run_id,
+        _store(con, gate(records_from_documents(rendered), dbt_contract, today=today), dbt_contract, run_id,
                build, others, yields=False)
     build.documents = con.execute("SELECT count(*) FROM documents WHERE deleted_at IS NULL").fetchall()[0][0]
     return build

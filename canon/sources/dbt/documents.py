@@ -31,7 +31,11 @@ one that resolves to none says so in its text and metadata.
 
 Un-annotated defaults: `doc_id` and `object_id` are the dbt unique id (a model
 version's object is the model: `model.pkg.name`), status approved, authority
-90, valid from 1900-01-01. Of a versioned model, the latest version is
+90, valid from the manifest's generated_at date (1900-01-01 without one). A node
+without `meta.canon.valid_from` is marked `effective_time_source:
+inferred_from_publication`; its revisions over successive manifests are
+canon.registry.publication's job (docs/contracts.md, "Effective time from
+publication"). Of a versioned model, the latest version is
 approved, older versions superseded and newer ones (prereleases) draft, so one
 revision governs, as dbt's unpinned `ref` does.
 """
@@ -49,6 +53,9 @@ from canon.sources.dbt.node_graph import RELATION_TYPES, Implementation, NodeGra
 
 SOURCE_SYSTEM = "dbt"
 DEFAULT_VALID_FROM = "1900-01-01"
+# metadata effective_time_source of a document whose valid_from no one declared (docs/contracts.md,
+# "Effective time from publication"); a declared one carries no such key (absent = "declared").
+INFERRED_FROM_PUBLICATION = "inferred_from_publication"
 RENDERED_TYPES = ("metric", "semantic_model", "model", "seed", "snapshot", "source", "exposure", "saved_query")
 
 
@@ -73,9 +80,26 @@ def object_id_of(unique_id: str, version: Any) -> str:
     return unique_id[: -len(suffix)] if version not in (None, "") and unique_id.endswith(suffix) else unique_id
 
 
+def _publication(item: dict, canon: dict, generated_at: str | None) -> dict | None:
+    """The effective-time metadata of a node that declares no meta.canon.valid_from: its business
+    time is inferred from the artifact that published it (canon.registry.publication gives it a
+    history); None for a declared one, which carries nothing new (the demo's documents)."""
+    if _canon_date(canon.get("valid_from")):
+        return None
+    meta = {"effective_time_source": INFERRED_FROM_PUBLICATION}
+    if generated_at:
+        meta["published_at"] = str(generated_at)
+    if item.get("checksum"):
+        meta["dbt_checksum"] = str(item["checksum"])
+    return meta
+
+
 def _base(item: dict, canon: dict, *, kind: str, revision: str, default_title: str,
-          roles: tuple[str, ...], status: str = "approved") -> dict:
+          roles: tuple[str, ...], status: str = "approved", generated_at: str | None = None) -> dict:
     version = canon.get("version", item.get("version") or "1")
+    # Without a declared valid_from a revision is valid from when Canon first recorded it: the date
+    # of the artifact's metadata.generated_at (1900-01-01 when the artifact states none).
+    published = _canon_date(generated_at) if generated_at else None
     return dict(
         doc_id=canon.get("doc_id") or item["unique_id"],
         object_id=canon.get("object_id") or object_id_of(item["unique_id"], item.get("version")),
@@ -84,18 +108,28 @@ def _base(item: dict, canon: dict, *, kind: str, revision: str, default_title: s
         status=canon.get("status", status),
         authority=int(canon.get("authority", 90)),
         version=str(version),
-        valid_from=_canon_date(canon.get("valid_from")) or DEFAULT_VALID_FROM,
+        valid_from=_canon_date(canon.get("valid_from")) or published or DEFAULT_VALID_FROM,
         valid_to=_canon_date(canon.get("valid_to")),
         allowed_roles=tuple(canon.get("allowed_roles") or roles),
         supersedes=canon.get("supersedes"),
         source_uri=item["unique_id"],
         source_system=SOURCE_SYSTEM,
         source_revision=revision,
+        _publication=_publication(item, canon, generated_at),
     )
 
 
+def _document(base: dict, *, text: str, metadata: dict) -> Document:
+    """A document from `_base` fields (or a copy of them): the effective-time metadata of an
+    undeclared valid_from joins the node's own."""
+    fields = dict(base)
+    publication = fields.pop("_publication", None)
+    return Document(**fields, text=text, metadata={**metadata, **(publication or {})})
+
+
 def _period(canon: dict) -> str:
-    start = _canon_date(canon.get("valid_from")) or "the beginning"
+    # No date in the inferred case: the text must not change with every manifest's generated_at.
+    start = _canon_date(canon.get("valid_from")) or "when Canon first recorded it (inferred from dbt artifact publication)"
     end = _canon_date(canon.get("valid_to"))
     return f"effective from {start}" + (f" until (not including) {end}" if end else " with no end date")
 
@@ -136,8 +170,9 @@ class _Render:
     """One render of an artifact set: the graph, who is rendered, and the documents in order."""
 
     def __init__(self, governed: list[dict], graph: NodeGraph, *, revision: str, roles: tuple[str, ...] | None,
-                 groups: Mapping[str, Mapping[str, Any]], artifacts: str):
+                 groups: Mapping[str, Mapping[str, Any]], artifacts: str, generated_at: str | None = None):
         self.graph, self.revision, self.roles, self.groups, self.artifacts = graph, revision, roles, groups, artifacts
+        self.generated_at = generated_at   # the manifest's metadata.generated_at: when it was published
         self.governed = {g["unique_id"]: g for g in governed}
         self.derived = [] if roles is None else sorted(
             uid for uid, n in graph.nodes.items()
@@ -225,6 +260,7 @@ class _Render:
         uid = metric["unique_id"]
         impl = self.implementation(uid)
         base = _base(metric, canon, kind="metric_definition", revision=self.revision, roles=self.roles_for(metric),
+                     generated_at=self.generated_at,
                      default_title=f"{_label(canon['object_id'].rsplit('.', 1)[-1]) if canon.get('object_id') else _label(metric['name'])} governed definition v{canon.get('version', '1')}")
         parts = [
             f"Governed metric {_label(canon.get('label') or base['object_id'].rsplit('.', 1)[-1])} "
@@ -250,7 +286,7 @@ class _Render:
         self._link_model(impl, base["object_id"], base["version"], meta)
         if canon.get("lineage_doc_id"):
             meta["lineage_doc_id"] = canon["lineage_doc_id"]
-        self.docs.append(Document(**base, text=" ".join(parts), metadata=meta))
+        self.docs.append(_document(base, text=" ".join(parts), metadata=meta))
         if canon.get("lineage_doc_id"):
             lineage_base = dict(base, doc_id=canon["lineage_doc_id"], kind="lineage",
                                 object_id=base["object_id"].replace("metric.", "lineage.", 1),
@@ -259,7 +295,7 @@ class _Render:
             mtxt = f" These feed {g.display(impl.models[0])}" if impl.models else ""
             text = (f"Lineage for {base['object_id']} v{base['version']} from the dbt graph: {self._hops(uid)}.{mtxt}, "
                     f"which supports {base['object_id']} v{base['version']}.")
-            self.docs.append(Document(**lineage_base, text=text, metadata={
+            self.docs.append(_document(lineage_base, text=text, metadata={
                 "lineage_root": uid, "rendered_from": "lineage_edges"}))
 
     def _hops(self, uid: str) -> str:
@@ -274,6 +310,7 @@ class _Render:
         node = g.nodes.get(uid)
         version = model.get("version") or canon.get("version")
         base = _base(model, canon, kind="model_schema", revision=self.revision, roles=self.roles_for(model),
+                     generated_at=self.generated_at,
                      default_title=f"dbt model schema {model['name']} v{version}")
         cols = defaults._columns(node or {})
         parts = [f"dbt model {object_ref(base, version)} (dbt {g.display(uid)}, relation {model.get('relation_name') or '?'})."]
@@ -292,7 +329,7 @@ class _Render:
             parts.append(str(model["description"]).strip())
         for s in self.supports.get(uid, []):
             parts.append(f"This model supports {s}.")
-        self.docs.append(Document(**base, text=" ".join(parts), metadata={
+        self.docs.append(_document(base, text=" ".join(parts), metadata={
             "dbt_unique_id": uid, "dbt_resource_type": "model", "columns": [c["name"] for c in cols]}))
 
     def derived_metric(self, uid: str) -> None:
@@ -300,19 +337,20 @@ class _Render:
         impl = self.implementation(uid)
         model_ref = self.ref_of(impl.models[0]) if impl.models else None
         r = defaults.metric(g, uid, self.groups, impl, model_ref)
-        base = _base(g.nodes[uid], {}, kind=r.kind, revision=self.revision, default_title=r.title, roles=self.roles)
+        base = _base(g.nodes[uid], {}, kind=r.kind, revision=self.revision, default_title=r.title, roles=self.roles,
+                     generated_at=self.generated_at)
         lineage_id = "lineage." + uid.split(".", 1)[-1]
         meta = {"dbt_unique_id": uid, "dbt_resource_type": "metric", "dbt_package": g.nodes[uid].get("package_name"),
                 "derived_from_dbt": True, "lineage_doc_id": lineage_id, **r.metadata}
         self._link_model(impl, base["object_id"], base["version"], meta)
-        self.docs.append(Document(**base, text=r.text, metadata=meta))
+        self.docs.append(_document(base, text=r.text, metadata=meta))
         hops = self._hops(uid)
         if impl.models:
             tail = f" These feed {g.display(impl.models[0])}, which supports {uid}."
         else:
             tail = f" No implementing dbt model resolves for {uid}: {impl.reason}."
         text = f"Lineage for {uid} from the dbt graph: {hops or 'no upstream model, seed or source'}.{tail}"
-        self.docs.append(Document(**dict(base, doc_id=lineage_id, object_id=lineage_id, kind="lineage",
+        self.docs.append(_document(dict(base, doc_id=lineage_id, object_id=lineage_id, kind="lineage",
                                          title=f"Lineage for {r.title}", authority=95),
                                   text=text, metadata={"lineage_root": uid, "rendered_from": "lineage_edges"}))
 
@@ -325,10 +363,11 @@ class _Render:
         canon = (governed or {}).get("canon") or {}
         roles = self.roles_for(governed) if governed else self.roles
         base = _base(n, canon, kind=r.kind, revision=self.revision, default_title=r.title, roles=roles,
-                     status=_version_status(g, uid) if n["resource_type"] == "model" else "approved")
+                     status=_version_status(g, uid) if n["resource_type"] == "model" else "approved",
+                     generated_at=self.generated_at)
         meta = {"dbt_unique_id": uid, "dbt_resource_type": n["resource_type"],
                 "dbt_package": n.get("package_name"), "derived_from_dbt": True, **r.metadata}
-        self.docs.append(Document(**base, text=r.text, metadata=meta))
+        self.docs.append(_document(base, text=r.text, metadata=meta))
 
 
 def documents_from_artifacts(
@@ -342,13 +381,16 @@ def documents_from_artifacts(
     default_roles: Iterable[str] | None = None,
     groups: Mapping[str, Mapping[str, Any]] | None = None,
     artifacts: str = "dbt artifacts",
+    generated_at: str | None = None,
 ) -> list[Document]:
     """Render dbt nodes as registry documents (the rule is in the module doc). `artifacts` names the
-    folder in errors; `groups` is `ArtifactBundle.groups` (group owners)."""
+    folder in errors; `groups` is `ArtifactBundle.groups` (group owners); `generated_at` is the
+    manifest's metadata.generated_at, the publication time of nodes that declare no valid_from."""
     nodes = list(nodes)
     graph = NodeGraph(nodes, edges)
     roles = _check_default_roles(default_roles)
-    render = _Render(list(governed), graph, revision=revision, roles=roles, groups=groups or {}, artifacts=artifacts)
+    render = _Render(list(governed), graph, revision=revision, roles=roles, groups=groups or {}, artifacts=artifacts,
+                     generated_at=generated_at)
     docs = render.run()
     if not docs:
         raise CanonInputError(artifacts, f"{len(nodes)} nodes, 0 evidence documents because "
@@ -378,7 +420,7 @@ def documents_from_bundle(bundle, *, default_roles: Iterable[str] | None = None,
     return documents_from_artifacts(
         bundle.governed, bundle.nodes.to_pylist(), bundle.edges.to_pylist(), bundle.freshness,
         revision=bundle.revision, freshness_observed_at=freshness_observed_at, default_roles=default_roles,
-        groups=bundle.groups, artifacts=bundle.folder or "dbt artifacts")
+        groups=bundle.groups, artifacts=bundle.folder or "dbt artifacts", generated_at=bundle.generated_at)
 
 
 def freshness_document(
