@@ -170,9 +170,16 @@ def lineage(
         head = f"{doc.doc_id} {verb} {label}"
     else:
         head = f"{doc.doc_id} ({start})"
+    if sources:
+        upstream_text = f"its upstream raw sources are {', '.join(sources)}"
+    else:   # no dbt sources: name where the data enters (seeds), never an empty list
+        roots = sorted(f"{n['resource_type']} {n.get('relation_name') or n['id']}" for n in graph.roots()
+                       if n["id"] != start)
+        upstream_text = ("it has no dbt sources upstream" +
+                         (f"; its data enters through {', '.join(roots)}" if roots else ""))
     return Response(
         action="answer", role=role, as_of=day, policy_revision=policy.revision,
-        answer=f"{head}; its upstream raw sources are {', '.join(sources)}.",
+        answer=f"{head}; {upstream_text}.",
         evidence=evidence,
         claims=[Claim(claim=f"{doc.doc_id} depends on {s}", evidence_id=doc.doc_id,
                       evidence_revision=doc.content_hash, supported_span=f"lineage graph edge path to {s}",

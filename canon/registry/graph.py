@@ -16,6 +16,12 @@ class Subgraph:
     def sources(self) -> list[dict]:
         return [n for n in self.nodes.values() if n.get("resource_type") == "source"]
 
+    def roots(self) -> list[dict]:
+        """The nodes nothing in the subgraph feeds: where its data enters (sources, or seeds
+        in a project that loads its raw data with `dbt seed`)."""
+        fed = {child for _, child in self.edges}
+        return [n for nid, n in self.nodes.items() if nid not in fed]
+
     def of_type(self, resource_type: str) -> list[dict]:
         return [n for n in self.nodes.values() if n.get("resource_type") == resource_type]
 
