@@ -38,6 +38,12 @@ EXTRA = [
     "Like the draft proposal does, should refunds be excluded from net revenue?", "the doc says churn is monthly",
     "What does the rebate memo say?", "zzzz qqqq", "x", "memo", "Who owns the finance close runbook?",
     "annual recurring revenue for 2026-03-31", "active customers count as of 2026-06-30",
+    # Named sources by title words, in a second sentence, compared with "like"; a look-alike metric.
+    "The old finance close runbook tells me to book refunds late. Is that right for net revenue on 2026-08-31?",
+    "Does net revenue for 2026-08-31 include VAT, like the v3 proposal does?",
+    "How is net revenue defined for 2026-08-31? A chat thread someone pasted says it includes shipping.",
+    "According to the help-centre article, how is MRR counted?", "How is the weekly recurring revenue defined?",
+    "What is our governed customer churn rate for 2026-06-30?",
 ]
 
 

@@ -1,13 +1,13 @@
 """Question parsing: the question → its parsed intent. Which reporting date
 (or month), which intent words, which governed objects it names (matched by
 canon/ask/understanding/match.py) and which non-authoritative sources it names
-as saying something (`extract_named_sources`)."""
+as saying something (`extract_named_sources`, canon/ask/understanding/named_sources.py)."""
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 
 from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_objects, normalize
+from canon.ask.understanding.named_sources import NamedSource, extract_named_sources, outside_claims
 from canon.core.dates import find_date, find_month
 from canon.core.errors import CanonInputError
 
@@ -31,14 +31,6 @@ INTENT_WORDS = {
     "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "late", "up to date", "up-to-date", "lag"),
     "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure"),
 }
-
-@dataclass
-class NamedSource:
-    noun: str
-    modifier: str | None
-    kinds: tuple[str, ...]
-    statuses: tuple[str, ...]
-
 
 @dataclass
 class ParsedQuestion:
@@ -66,50 +58,14 @@ def detect_intents(question: str) -> set[str]:
     return found
 
 
-# ---------------------------------------------------------------- named-source extraction
-
-# A named, possibly contradicting source: "the old wiki says", "according to a runbook".
-# The two whitespace runs are possessive (`\s*+`): what follows each starts with a letter,
-# so giving whitespace back never makes a match, and trying every split of a long run
-# between them was quadratic in its length (a question of 2,000 spaces took a second).
-SOURCE_NOUNS = {
-    "wiki": ("wiki",), "page": ("wiki",), "confluence": ("wiki",), "runbook": ("runbook",),
-    "playbook": ("runbook",), "note": ("untrusted_note", "note"), "notes": ("untrusted_note", "note"),
-    "memo": ("restricted_memo", "memo"), "draft": (), "proposal": (), "doc": (), "document": (),
-}
-_SOURCE = re.compile(
-    r"\b(?:the|a|an|our|this|that|some)?\s*+(?P<mod>old|older|legacy|previous|outdated|former|archived|new|latest|draft)?\s*+"
-    r"(?P<noun>wiki(?:\s+page)?|page|confluence|runbook|playbook|notes?|memo|draft|proposal|doc|document)\b"
-    r"(?P<tail>[^.?!]{0,40}?\b(?:says?|said|states?|claims?|mentions?|suggests?|lists?|defines?|shows?|reads?)\b)?",
-    re.I,
-)
-_ACCORDING = re.compile(r"\baccording to\b", re.I)
-
-
-def extract_named_sources(question: str) -> list[NamedSource]:
-    """Sources the user names as saying something ("the old wiki says…").
-    A noun alone is not enough: it must be quoted as a claimant, or follow 'according to'."""
-    out = []
-    for m in _SOURCE.finditer(question):
-        before = question[max(0, m.start() - 20):m.start()]
-        if not m.group("tail") and not _ACCORDING.search(before):
-            continue
-        noun = m.group("noun").lower().split()[0]
-        mod = (m.group("mod") or "").lower() or None
-        statuses: tuple[str, ...] = ()
-        if noun in ("draft", "proposal") or mod == "draft":
-            statuses = ("draft",)
-        elif mod in ("old", "older", "legacy", "previous", "outdated", "former", "archived"):
-            statuses = ("superseded", "deprecated")
-        out.append(NamedSource(noun, mod, SOURCE_NOUNS.get(noun, ()), statuses))
-    return out
-
-
 def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.date | None = None) -> ParsedQuestion:
     check_question(question)
     day = as_of or find_date(question)
     period = None if day else find_month(question)
+    sources = extract_named_sources(question)
+    # Intent is read outside the claims the question attributes to a source: "the wiki says
+    # it is late" does not make a definition question a freshness one.
     return ParsedQuestion(
-        text=question, as_of=day, period=period, intents=detect_intents(question),
-        matches=match_objects(question, catalog), named_sources=extract_named_sources(question),
+        text=question, as_of=day, period=period, intents=detect_intents(outside_claims(question, sources)),
+        matches=match_objects(question, catalog), named_sources=sources,
     )
