@@ -107,6 +107,12 @@ def test_intent_is_read_outside_the_attributed_claim():
                 "the feed is late and stale.")
     assert "freshness" in detect_intents(question)
     assert parse_question(question, {}).intent == "definition"
+    # Opening a sentence, "as X puts it," attributes the statement after the comma too; a
+    # question after the comma stays the user's own.
+    opening = "As the portal article puts it, a late meter read is stale. How is peak load defined?"
+    assert "freshness" in detect_intents(opening) and parse_question(opening, {}).intent == "definition"
+    asking = "According to the meter reading runbook, which sources feed peak load?"
+    assert parse_question(asking, {}).intent == "lineage"
 
 
 # ------------------------------------------------------------------ resolution

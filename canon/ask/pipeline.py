@@ -12,7 +12,9 @@
 7. log        – one answer_log row (ids and versions, never text)
 
 Retrieved text is data: nothing in it is ever parsed as an instruction, and
-the only things read from evidence bodies are sentences to cite.
+the only things read from evidence bodies are sentences to cite and, to decide
+whether a weak match names the question's object, the names a visible approved
+revision states for its own object ("also called …", `_coverage`).
 
 This module is longer than most: it holds the steps in their order plus the
 per-role structures (`AskContext`, `RoleView`) every step reads, which read
@@ -45,10 +47,6 @@ from canon.registry.policy import Policy, revoked_doc_ids, visible_docs
 CONCEPT_PRIORITY = {"metric_definition": 0, "model_schema": 1, "policy": 2, "restricted_memo": 3, "runbook": 4,
                     "semantic_model": 5, "source_table": 6, "saved_query": 7, "exposure": 8}
 DENY_MIN_SCORE = 90.0
-# A match scoring this or more wrote one of the object's names out whole; below it (a fuzzy
-# name, scattered or distinctive words) the question's object phrase must be covered by the
-# object's names (canon/ask/understanding/coverage.py), as must retrieval's proposal.
-WHOLE_NAME_SCORE = 100.0
 RETRIEVE_COLUMNS = ("chunk_id", "doc_id")
 
 
@@ -278,7 +276,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         # A one-word name ("revenue") is too weak to say the question is about that document.
         named = [m for m in p.matches if m.score >= DENY_MIN_SCORE and len(m.name.split()) >= 2
                  and m.object_id in view.shown_objects
-                 and (m.score >= WHOLE_NAME_SCORE or _covers(ctx, m.object_id, p.text, role))]
+                 and (_whole(m, p.text) or _covers(ctx, m.object_id, p.text, role))]
         if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
@@ -327,7 +325,7 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
     shown_objects = view.shown_objects
     candidates: list[ObjectMatch] = [m for m in p.matches if m.object_id in shown_objects
                                      and (m.kinds & set(CONCEPT_PRIORITY))]
-    candidates = [m for m in candidates if m.score >= WHOLE_NAME_SCORE or _covers(ctx, m.object_id, p.text, view.role)]
+    candidates = [m for m in candidates if _whole(m, p.text) or _covers(ctx, m.object_id, p.text, view.role)]
     candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
         return None, []
@@ -347,6 +345,13 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
         return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
                       for c in sorted(top, key=lambda c: c.object_id)]
     return top[0].object_id, []
+
+
+def _whole(m: ObjectMatch, question: str) -> bool:
+    """The question writes one of the object's names (or its id) out whole. Any weaker match (a
+    fuzzy name, scattered or distinctive words) must cover the question's object phrase
+    (canon/ask/understanding/coverage.py), as must retrieval's proposal in `_discover`."""
+    return f" {m.name} " in f" {normalize(question)} "
 
 
 def _coverage(ctx, object_id: str, question: str, role: str):

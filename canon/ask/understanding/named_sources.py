@@ -56,6 +56,9 @@ _BREAKS = {
 _PASSERS = ("someone", "somebody", "a colleague", "my colleague", "my manager", "a teammate", "they", "we", "i")
 _PASSED = ("pasted", "sent", "shared", "posted", "forwarded", "wrote", "found", "linked", "dropped")
 _MAX_MODIFIERS = 5
+# Words that open a question (after "According to X," the user's own question may follow).
+_QUESTION_OPENERS = ("how", "what", "which", "who", "when", "where", "why", "is", "are", "was", "were", "does",
+                     "do", "did", "should", "can", "could", "would", "will", "has", "have")
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*|[.?!;:,]")
 _SENTENCE_END = ".?!;"
@@ -152,8 +155,15 @@ def extract_named_sources(question: str) -> list[NamedSource]:
             i = end
             continue
         if compared or according:
-            # The claim is the rest of the sentence the clause sits in: only the clause is someone else's.
-            clause = (start - (2 if according else 1), _sentence_end(toks, end, commas=True))
+            # "…, as X says": the claim is the rest of the sentence, the user's own words. Opening a
+            # sentence ("According to X, <claim>."), the clause runs on to the sentence end unless
+            # what follows the comma is a question of the user's ("According to X, how is…?").
+            first = start - (2 if according else 1)
+            stop = _sentence_end(toks, end, commas=True)
+            if _opens_sentence(toks, first) and stop < len(toks) and toks[stop][0] == "," \
+                    and not (stop + 1 < len(toks) and toks[stop + 1][0] in _QUESTION_OPENERS):
+                stop = _sentence_end(toks, stop, commas=False)
+            clause = (first, stop)
         elif subject:
             clause = (start, start)
         else:
