@@ -24,6 +24,7 @@ best beside the steps that use them.
 import datetime as dt
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 import duckdb
@@ -434,8 +435,17 @@ def _title_hits(ns: NamedSource, doc: Document) -> int:
     status words) the document's title, id or version carries: "the old carrier cutoff
     runbook" → "Carrier cutoff runbook (2025 edition)" carries two."""
     describing = [w for w in _source_words(ns) if w not in DOC_NOUNS and w != (ns.modifier or "")]
-    own = set(normalize(f"{doc.title} {doc.object_id} {doc.doc_id}").split()) | {f"v{normalize(doc.version)}"}
-    return sum(any(_same_word(w, o) for o in own) for w in describing)
+    if not describing:
+        return 0
+    own = _own_words(doc.title, doc.object_id, doc.doc_id, doc.version)
+    return sum(w in own or any(_same_word(w, o) for o in own) for w in describing)
+
+
+@lru_cache(maxsize=1 << 16)
+def _own_words(title: str, object_id: str, doc_id: str, version: str) -> frozenset[str]:
+    """The words a document is named by: parsed once per revision, not per question (a named
+    source is compared with every visible document of its kind)."""
+    return frozenset(normalize(f"{title} {object_id} {doc_id}").split()) | {f"v{normalize(version)}"}
 
 
 def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Document], role: str) -> list[Document]:
@@ -515,7 +525,9 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
     if governed:
         # Retrieval's proposal is a weak match: the first governed object whose names cover the
         # question's object phrase (the top one may name none of it, a description), else none.
-        for i, d in enumerate(governed):
+        # Further down the list only an object whose names the question does use counts.
+        further = [d for d in ordered[5:] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
+        for i, d in enumerate(governed + further):
             cov = _coverage(ctx, d.object_id, p.text, role)
             if cov.covered and (cov.phrase or i == 0):
                 return d.object_id, None

@@ -89,10 +89,22 @@ def _is_boundary(w: str) -> bool:
     return w in BOUNDARY or w.rstrip("s") in BOUNDARY or not w.isalnum() or any(c.isdigit() for c in w)
 
 
+def _initialisms(names: set[str]) -> set[str]:
+    """The initials of every run of two or more words of a name: "on time delivery rate" is
+    written "otd" and "otdr" as readily as in full."""
+    out = set()
+    for n in names:
+        words = n.split()
+        for i in range(len(words)):
+            for j in range(i + 2, len(words) + 1):
+                out.add("".join(w[0] for w in words[i:j]))
+    return out
+
+
 def coverage(question: str, names: set[str], extra_words: set[str] = frozenset()) -> Coverage:
     """The object phrase of `question` measured against an object's `names` (normalized,
     as in the catalog) and `extra_words` (its domain, say)."""
-    vocab = {w for n in names for w in n.split()} | set(extra_words)
+    vocab = {w for n in names for w in n.split()} | set(extra_words) | _initialisms(names)
     cores = [[w for w in n.split() if w not in _STOP] for n in names]
     toks = _words(question)
     hit = [not _is_boundary(t) or t in vocab for t in toks]
