@@ -177,6 +177,7 @@ def test_an_object_phrase_with_a_word_no_name_accounts_for_is_not_covered(questi
     ("What share of discharged patients come back within 30 days?", {"readmission rate"}),
     ("How is the readmision rate defined?", {"readmission rate"}),
     ("What is the OMPC definition for 2026-08-31?", {"outage minutes per customer"}),
+    ("OMP definition, 31 August 2026", {"outage minutes per customer"}),
 ])
 def test_the_named_object_or_a_plain_description_is_covered(question, names):
     assert coverage(question, names).covered

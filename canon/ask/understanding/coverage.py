@@ -135,7 +135,7 @@ def coverage(question: str, names: set[str], extra_words: set[str] = frozenset()
         hi -= 1
     # Only a phrase headed by a name's head noun names an object ("customer returns <rate>");
     # one that ends elsewhere ("parcels <returned> to the merchant") describes it in other words.
-    heads = {core[-1] for core in cores if core}
+    heads = {core[-1] for core in cores if core} | _initialisms(names)   # "OTD" stands for the whole name
     if not any(_same(toks[hi], h) for h in heads):
         return Coverage(True, [], [])
     phrase = toks[lo:hi + 1]
