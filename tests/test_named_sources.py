@@ -94,6 +94,10 @@ def _used(resp):
      "thread", ("chat", "thread", "someone", "pasted"), ()),
     ("According to the customer portal article, when does an outage start?", "article",
      ("customer", "portal", "article"), ()),
+    ("The runbook from 2024 says planned outages are left out.", "runbook", ("runbook", "2024"), ()),
+    ("Someone pasted a chat thread saying transfers are readmissions.", "thread", ("chat", "thread"), ()),
+    ("Per the old grid wiki, peak load is hourly. Is that right?", "wiki", ("old", "grid", "wiki"),
+     ("superseded", "deprecated")),
 ])
 def test_a_source_is_named_by_any_noun_phrase_in_any_sentence(question, noun, words, statuses):
     (ns,) = extract_named_sources(question)
@@ -167,6 +171,8 @@ def test_a_pasted_chat_thread_in_a_second_sentence_is_conflict_evidence(ctx):
     ("How is the discharge rate defined?", {"readmission rate"}),
     ("What is the weekly outage minutes per customer?", {"daily outage minutes per customer"}),
     ("Which governed SAIFI definition applies?", {"outage minutes per customer"}),
+    # A phrase headed by a measure noun names a measure, though the candidate's name ends elsewhere.
+    ("What is the average outage time?", {"outage minutes per customer"}),
 ])
 def test_an_object_phrase_with_a_word_no_name_accounts_for_is_not_covered(question, names):
     assert not coverage(question, names).covered

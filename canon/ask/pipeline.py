@@ -376,7 +376,7 @@ def _covers(ctx, object_id: str, question: str, role: str) -> bool:
 
 
 def _source_words(ns: NamedSource) -> list[str]:
-    return [w for word in ns.words for w in normalize(word).split()]
+    return [w for word in ns.words for w in normalize(word).split() if len(w) >= 2]
 
 
 def _beside_sources(ctx, p: ParsedQuestion, view: RoleView, candidates: list[ObjectMatch]) -> list[ObjectMatch]:

@@ -50,6 +50,12 @@ BOUNDARY = set(_STOP) | set(_MONTHS) | {
     "there", "here", "so", "if", "then", "but", "also", "include", "includes", "including", "exclude",
     "excludes", "use", "used", "uses",
 }
+# Nouns that head the name of a measure in any domain: a phrase ending in one names a measure
+# ("average delivery <time>") even when the candidate's own name ends in another word.
+MEASURE_NOUNS = {"rate", "rates", "ratio", "time", "duration", "score", "share", "percentage", "percent", "average",
+                 "median", "cost", "costs", "price", "index", "margin", "volume", "hours", "minutes", "days",
+                 "yield", "growth", "length", "size", "level", "frequency", "latency", "throughput",
+                 "utilization", "utilisation", "uptime", "revenue", "spend", "churn", "retention"}
 # Nouns a question names an object through ("the X definition", "the X metric").
 _SLOT_NOUNS = ("definition", "definitions", "metric", "metrics", "kpi")
 
@@ -131,12 +137,12 @@ def coverage(question: str, names: set[str], extra_words: set[str] = frozenset()
         lo -= 1   # modifiers before the phrase, up to the first grammar word
     while hi + 1 < len(toks) and hit[hi + 1] and hi - best[-1] < MAX_GAP:
         hi += 1   # and the head noun after it ("customer <returns rate>")
-    while hi > lo and (toks[hi] in _STOP or not covered[hi]):
-        hi -= 1
+    while hi > lo and (toks[hi] in _STOP or not covered[hi]) and toks[hi] not in MEASURE_NOUNS:
+        hi -= 1   # trailing words the names do not hold, unless one is the phrase's measure noun
     # Only a phrase headed by a name's head noun names an object ("customer returns <rate>");
     # one that ends elsewhere ("parcels <returned> to the merchant") describes it in other words.
     heads = {core[-1] for core in cores if core} | _initialisms(names)   # "OTD" stands for the whole name
-    if not any(_same(toks[hi], h) for h in heads):
+    if not any(_same(toks[hi], h) for h in heads) and toks[hi] not in MEASURE_NOUNS:
         return Coverage(True, [], [])
     phrase = toks[lo:hi + 1]
     uncovered = [toks[i] for i in range(lo, hi + 1) if hit[i] and not covered[i] and toks[i] not in _STOP]

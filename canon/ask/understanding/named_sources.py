@@ -42,7 +42,11 @@ ATTRIBUTION_VERBS = (
     "define", "defines", "defined", "show", "shows", "showed", "read", "reads", "put", "puts", "recommend",
     "recommends", "recommended", "insist", "insists", "insisted", "argue", "argues", "argued", "write",
     "writes", "wrote", "describe", "describes", "described", "explain", "explains", "explained",
+    "saying", "telling", "claiming", "stating", "suggesting", "mentioning", "insisting",
 )
+# A short prepositional phrase may sit between a source and its verb ("the runbook from 2024 says").
+_LINKING = ("from", "for", "on", "about", "in", "of")
+_MAX_LINKED = 3
 # After "like"/"as" the source may take any auxiliary ("like the proposal does").
 _AUXILIARIES = ("does", "did", "do", "has", "had", "is", "was")
 # Words that open a noun phrase; words that cannot sit inside one (they end the walk leftwards).
@@ -119,6 +123,18 @@ def _phrase_end(toks, head: int) -> int:
     return j
 
 
+def _linked_phrase_end(toks, end: int) -> int:
+    """Past a short prepositional phrase when an attribution verb follows it ("the wiki page
+    for support says"); else `end` unchanged."""
+    if end < len(toks) and toks[end][0] in _LINKING:
+        for j in range(end + 1, min(len(toks), end + 1 + _MAX_LINKED) + 1):
+            if j < len(toks) and toks[j][0] in ATTRIBUTION_VERBS:
+                return j
+            if j >= len(toks) or not toks[j][0].isalnum() or toks[j][0] in _BREAKS:
+                break
+    return end
+
+
 def _opens_sentence(toks, start: int) -> bool:
     return start == 0 or toks[start - 1][0] in _SENTENCE_END
 
@@ -145,9 +161,11 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         start, end = _phrase_start(toks, i), _phrase_end(toks, i)
         seen_heads.update(range(i, end))
         before = [t[0] for t in toks[max(0, start - 2):start]]
+        end = _linked_phrase_end(toks, end)
         verb = toks[end][0] if end < len(toks) else ""
         compared = bool(before) and before[-1] in ("like", "as")
-        according = before[-2:] == ["according", "to"]
+        # "per the wiki, …" (a determiner: "cost per page" names no source)
+        according = before[-2:] == ["according", "to"] or (before[-1:] == ["per"] and toks[start][0] in _DETERMINERS)
         subject = bool(before) and before[-1] in ("does", "did", "do") and verb in ATTRIBUTION_VERBS
         attributed = verb in ATTRIBUTION_VERBS or (compared and verb in _AUXILIARIES) or (
             _opens_sentence(toks, start) and _finite_verb(verb))
@@ -158,7 +176,7 @@ def extract_named_sources(question: str) -> list[NamedSource]:
             # "…, as X says": the claim is the rest of the sentence, the user's own words. Opening a
             # sentence ("According to X, <claim>."), the clause runs on to the sentence end unless
             # what follows the comma is a question of the user's ("According to X, how is…?").
-            first = start - (2 if according else 1)
+            first = start - (2 if before[-2:] == ["according", "to"] else 1)
             stop = _sentence_end(toks, end, commas=True)
             if _opens_sentence(toks, first) and stop < len(toks) and toks[stop][0] == "," \
                     and not (stop + 1 < len(toks) and toks[stop + 1][0] in _QUESTION_OPENERS):
@@ -169,7 +187,7 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         else:
             # "X says <claim>": the claim runs to the end of the sentence.
             clause = (start, _sentence_end(toks, end, commas=False))
-        words = [t[0] for t in toks[start:end] if t[0] not in _DETERMINERS]
+        words = [t[0] for t in toks[start:end] if t[0] not in _DETERMINERS and t[0] not in _LINKING]
         noun = toks[i][0]
         mods = [w for w in words if w in _STATUS_OF_WORD]
         statuses = _STATUS_OF_WORD.get(noun, ()) or next((_STATUS_OF_WORD[m] for m in mods), ())
