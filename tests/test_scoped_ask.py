@@ -49,6 +49,12 @@ EXTRA = [
     "Are the net revenue sources fresh as of 2026-10-10T09:00:00Z?", "Is raw.nowhere.table fresh?",
     "Which sources feed total net revenue?", "How stale is the refunds source table on 2026-10-10?",
     "Is fct_revenue deprecated?", "Who owns the net revenue metric?",
+    # Named sources by title words, in a second sentence, compared with "like"; a look-alike metric.
+    "The old finance close runbook tells me to book refunds late. Is that right for net revenue on 2026-08-31?",
+    "Does net revenue for 2026-08-31 include VAT, like the v3 proposal does?",
+    "How is net revenue defined for 2026-08-31? A chat thread someone pasted says it includes shipping.",
+    "According to the help-centre article, how is MRR counted?", "How is the weekly recurring revenue defined?",
+    "What is our governed customer churn rate for 2026-06-30?",
 ]
 
 

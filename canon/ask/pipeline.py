@@ -12,7 +12,9 @@
 7. log        – one answer_log row (ids and versions, never text)
 
 Retrieved text is data: nothing in it is ever parsed as an instruction, and
-the only things read from evidence bodies are sentences to cite.
+the only things read from evidence bodies are sentences to cite and, to decide
+whether a weak match names the question's object, the names a visible approved
+revision states for its own object ("also called …", `_coverage`).
 
 This module is longer than most: it holds the steps in their order plus the
 per-role structures (`AskContext`, `RoleView`) every step reads, which read
@@ -22,6 +24,7 @@ best beside the steps that use them.
 import datetime as dt
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 import duckdb
@@ -30,7 +33,9 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, policy_unavailable, resolve_object
-from canon.ask.understanding.match import _STOP, ObjectMatch, normalize, object_catalog
+from canon.ask.understanding.coverage import coverage, stated_synonyms
+from canon.ask.understanding.match import _STOP, ObjectMatch, _same_word, normalize, object_catalog
+from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
 from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
@@ -278,8 +283,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     if concept is None:
         # A one-word name ("revenue") is too weak to say the question is about that document.
         named = [m for m in p.matches if m.score >= DENY_MIN_SCORE and len(m.name.split()) >= 2
-                 and m.object_id in view.shown_objects]
-        if named and not p.named_sources:
+                 and m.object_id in view.shown_objects
+                 and (_whole(m, p.text) or _covers(ctx, m.object_id, p.text, role))]
+        if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
             docs = [d for d in by_object.get(named[0].object_id, []) if d.doc_id in shown_ids]
@@ -348,6 +354,8 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
     shown_objects = view.shown_objects
     candidates: list[ObjectMatch] = [m for m in p.matches if m.object_id in shown_objects
                                      and (m.kinds & set(CONCEPT_PRIORITY))]
+    candidates = [m for m in candidates if _whole(m, p.text) or _covers(ctx, m.object_id, p.text, view.role)]
+    candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
         return None, []
     if p.intent == "model":
@@ -366,6 +374,60 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
         return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
                       for c in sorted(top, key=lambda c: c.object_id)]
     return top[0].object_id, []
+
+
+def _whole(m: ObjectMatch, question: str) -> bool:
+    """The question writes one of the object's names (or its id) out whole. Any weaker match (a
+    fuzzy name, scattered or distinctive words) must cover the question's object phrase
+    (canon/ask/understanding/coverage.py), as must retrieval's proposal in `_discover`."""
+    return f" {m.name} " in f" {normalize(question)} "
+
+
+def _coverage(ctx, object_id: str, question: str, role: str):
+    """How the object's names (its catalog names, and the names its visible approved
+    revisions state for it) cover the question's object phrase."""
+    entry = ctx.catalog[object_id]
+    extra = {entry.domain} - {""}
+    cov = coverage(question, entry.names, extra)
+    if not cov.covered:
+        shown = ctx.view(role).shown_ids
+        stated = {n for d in ctx.by_object.get(object_id, []) if d.doc_id in shown and d.status == Status.approved
+                  for n in stated_synonyms(d.text)}
+        if stated:
+            cov = coverage(question, entry.names | stated, extra)
+    return cov
+
+
+def _covers(ctx, object_id: str, question: str, role: str) -> bool:
+    """The object's names account for every word of the question's object phrase."""
+    return _coverage(ctx, object_id, question, role).covered
+
+
+def _source_words(ns: NamedSource) -> list[str]:
+    return [w for word in ns.words for w in normalize(word).split() if len(w) >= 2]
+
+
+def _beside_sources(ctx, p: ParsedQuestion, view: RoleView, candidates: list[ObjectMatch]) -> list[ObjectMatch]:
+    """A name matched inside a named source's own phrase ("the old carrier cutoff runbook says…")
+    names that source, not the question's object: it is dropped while another governed object is
+    asked about, and kept only when it is approved itself (then the source is what is asked about)."""
+    sources = [ns for ns in p.named_sources if not ns.subject]
+    if not sources:
+        return candidates
+
+    def in_source(m: ObjectMatch) -> bool:
+        words = [w for w in m.name.split() if w not in ("the", "a", "an", "of")]
+        return m.name != "distinctive words" and any(
+            words and all(any(_same_word(w, s) for s in _source_words(ns)) for w in words) for ns in sources)
+
+    sourced = [m for m in candidates if in_source(m)]
+    if not sourced:
+        return candidates
+    rest = [m for m in candidates if m not in sourced]
+    if rest:
+        return rest
+    return [m for m in sourced if any(d.status == Status.approved and d.doc_id in view.shown_ids
+                                      for d in ctx.by_object.get(m.object_id, []))]
 
 
 def _with_graph(ctx, p, primary, view: RoleView, evidence, claims, day):
@@ -396,11 +458,32 @@ def _related(ctx, doc: Document, concept_id: str) -> bool:
     return any(fuzz.partial_ratio(c, n) >= 90 for c in concept.names if len(c) >= 5 for n in entry.names)
 
 
+def _title_hits(ns: NamedSource, doc: Document) -> int:
+    """How many of the source phrase's describing words (not its document noun, not its
+    status words) the document's title, id or version carries: "the old carrier cutoff
+    runbook" → "Carrier cutoff runbook (2025 edition)" carries two."""
+    describing = [w for w in _source_words(ns) if w not in DOC_NOUNS and w != (ns.modifier or "")]
+    if not describing:
+        return 0
+    own = _own_words(doc.title, doc.object_id, doc.doc_id, doc.version)
+    return sum(w in own or any(_same_word(w, o) for o in own) for w in describing)
+
+
+@lru_cache(maxsize=1 << 16)
+def _own_words(title: str, object_id: str, doc_id: str, version: str) -> frozenset[str]:
+    """The words a document is named by: parsed once per revision, not per question (a named
+    source is compared with every visible document of its kind)."""
+    return frozenset(normalize(f"{title} {object_id} {doc_id}").split()) | {f"v{normalize(version)}"}
+
+
 def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Document], role: str) -> list[Document]:
     """A source the user names ("the old wiki says…") is kept as conflict evidence
     beside the authoritative one, whatever its similarity score. A noun naming the
-    primary's own kind ("what does the memo say") is the subject, not a conflict."""
+    primary's own kind ("what does the memo say") is the subject, not a conflict.
+    Among the documents of the named kind and status, the one whose title carries the
+    phrase's words wins, then one about the primary's concept, then one of its domain."""
     found: list[Document] = []
+    domain = ctx.catalog[primary.object_id].domain
     for ns in p.named_sources:
         if primary.kind in ns.kinds:
             continue
@@ -410,7 +493,9 @@ def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Docu
             pool = [d for d in pool if d.kind in ns.kinds]
         if ns.statuses:
             pool = [d for d in pool if d.status.value in ns.statuses] or pool
-        related = [d for d in pool if _related(ctx, d, primary.object_id)]
+        hits = {d.doc_id: _title_hits(ns, d) for d in pool}
+        about = {d.doc_id for d in pool if _related(ctx, d, primary.object_id)}
+        related = [d for d in pool if hits[d.doc_id] or d.doc_id in about]
         if not related and ctx.retriever is not None:
             # Second resort: what retrieval finds among the named kind, if its text
             # names the concept at all (read as data, to find it, never to obey it).
@@ -426,6 +511,9 @@ def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Docu
             related.sort(key=lambda d: order.get(d.doc_id, len(order)))
         else:
             related.sort(key=lambda d: (d.status == Status.approved, -d.authority, d.doc_id))
+        # Stable: the order above breaks what the title, the concept and the domain leave tied.
+        related.sort(key=lambda d: (-hits.get(d.doc_id, 0), d.doc_id not in about,
+                                    ctx.catalog[d.object_id].domain != domain))
         for d in related[:1]:
             if d not in found:
                 found.append(d)
@@ -463,7 +551,17 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
     governed = [d for d in ordered[:5] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
     timings.mark("constrain", t)
     if governed:
-        return governed[0].object_id, None
+        # Retrieval's proposal is a weak match: the first governed object whose names cover the
+        # question's object phrase (the top one may name none of it, a description), else none.
+        # Further down the list only an object whose names the question does use counts.
+        further = [d for d in ordered[5:] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
+        for i, d in enumerate(governed + further):
+            cov = _coverage(ctx, d.object_id, p.text, role)
+            if cov.covered and (cov.phrase or i == 0):
+                return d.object_id, None
+        return None, Response(action="abstain", role=role, as_of=p.as_of, reason="no_matching_object",
+                              answer="No governed object matches the name in the question; the closest ones are "
+                                     "named differently, so Canon does not answer from them.")
     kinds = sorted({d.status.value for d in ordered})
     why = ("Only " + ", ".join(kinds) + " text matches the question; none of it is approved, so there is no "
            "authoritative answer.") if ordered else "No evidence you may see matches the question."

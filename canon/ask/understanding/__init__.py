@@ -2,9 +2,14 @@
 metadata only (never document text):
 
 - `parse`: the question → `ParsedQuestion`: reporting date or month, intent
-  words, the governed objects it names, and named-source extraction
-  (`extract_named_sources`: "the old wiki says…" → the source kind and status
-  the user cites, kept as conflict evidence by canon/ask/pipeline.py).
+  words (read outside attributed claims), the governed objects it names, and
+  the named sources.
+- `named_sources`: clauses attributing a claim to a document ("the old
+  carrier cutoff runbook tells me…", "like the v3 proposal does") → the
+  source's kinds, statuses and title words, and the claim's span; kept as
+  conflict evidence by canon/ask/pipeline.py.
+- `coverage`: whether a weak match's names cover the question's object phrase
+  (else `no_matching_object`).
 - `match`: matching question text to governed objects: the object catalog,
   name cores and scoring, and the `MatchIndex` that prunes candidates without
   changing the result.

@@ -1,7 +1,7 @@
 """Question parsing: the question → its parsed intent. Which reporting date
 (or month), which intent words, which governed objects it names (matched by
 canon/ask/understanding/match.py) and which non-authoritative sources it names
-as saying something (`extract_named_sources`)."""
+as saying something (`extract_named_sources`, canon/ask/understanding/named_sources.py)."""
 
 import datetime as dt
 import re
@@ -12,6 +12,7 @@ from rapidfuzz import fuzz
 
 from canon.ask.understanding import temporal
 from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_objects, normalize
+from canon.ask.understanding.named_sources import NamedSource, extract_named_sources, outside_claims
 from canon.core.dates import find_date
 from canon.core.errors import CanonInputError
 
@@ -40,14 +41,6 @@ INTENT_WORDS = {
     "owner": ("who owns", "owner", "owners", "owned by", "who is responsible", "who maintains", "maintained by"),
     "deprecation": ("deprecated", "deprecation", "being retired", "retired", "sunset", "end of life"),
 }
-
-@dataclass
-class NamedSource:
-    noun: str
-    modifier: str | None
-    kinds: tuple[str, ...]
-    statuses: tuple[str, ...]
-
 
 @dataclass
 class ParsedQuestion:
@@ -144,45 +137,6 @@ def find_time_of_day(question: str) -> dt.time | None:
     return (local - offset).time()
 
 
-# ---------------------------------------------------------------- named-source extraction
-
-# A named, possibly contradicting source: "the old wiki says", "according to a runbook".
-# The two whitespace runs are possessive (`\s*+`): what follows each starts with a letter,
-# so giving whitespace back never makes a match, and trying every split of a long run
-# between them was quadratic in its length (a question of 2,000 spaces took a second).
-SOURCE_NOUNS = {
-    "wiki": ("wiki",), "page": ("wiki",), "confluence": ("wiki",), "runbook": ("runbook",),
-    "playbook": ("runbook",), "note": ("untrusted_note", "note"), "notes": ("untrusted_note", "note"),
-    "memo": ("restricted_memo", "memo"), "draft": (), "proposal": (), "doc": (), "document": (),
-}
-_SOURCE = re.compile(
-    r"\b(?:the|a|an|our|this|that|some)?\s*+(?P<mod>old|older|legacy|previous|outdated|former|archived|new|latest|draft)?\s*+"
-    r"(?P<noun>wiki(?:\s+page)?|page|confluence|runbook|playbook|notes?|memo|draft|proposal|doc|document)\b"
-    r"(?P<tail>[^.?!]{0,40}?\b(?:says?|said|states?|claims?|mentions?|suggests?|lists?|defines?|shows?|reads?)\b)?",
-    re.I,
-)
-_ACCORDING = re.compile(r"\baccording to\b", re.I)
-
-
-def extract_named_sources(question: str) -> list[NamedSource]:
-    """Sources the user names as saying something ("the old wiki says…").
-    A noun alone is not enough: it must be quoted as a claimant, or follow 'according to'."""
-    out = []
-    for m in _SOURCE.finditer(question):
-        before = question[max(0, m.start() - 20):m.start()]
-        if not m.group("tail") and not _ACCORDING.search(before):
-            continue
-        noun = m.group("noun").lower().split()[0]
-        mod = (m.group("mod") or "").lower() or None
-        statuses: tuple[str, ...] = ()
-        if noun in ("draft", "proposal") or mod == "draft":
-            statuses = ("draft",)
-        elif mod in ("old", "older", "legacy", "previous", "outdated", "former", "archived"):
-            statuses = ("superseded", "deprecated")
-        out.append(NamedSource(noun, mod, SOURCE_NOUNS.get(noun, ()), statuses))
-    return out
-
-
 def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.date | None = None,
                    today: dt.date | None = None) -> ParsedQuestion:
     """`as_of` is the reporting date, or the clock when the question counts days from it
@@ -191,13 +145,16 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
     matches = match_objects(question, catalog)
     clock = today or dt.date.today()
     names = [m.name for m in matches]
+    # Intent is read outside the claims the question attributes to a source: "the wiki says
+    # it is late" does not make a definition question a freshness one.
+    sources = extract_named_sources(question)
     t = temporal.read_time(question, temporal.strip_names(normalize(question), names), as_of, clock, find_date,
                            names)
     # A revision named by version is not selected by date: the answer reports its validity instead.
     day = None if t.versions or t.compare else t.day
     return ParsedQuestion(
-        text=question, as_of=day, period=t.period, intents=detect_intents(question, names),
-        matches=matches, named_sources=extract_named_sources(question),
+        text=question, as_of=day, period=t.period, intents=detect_intents(outside_claims(question, sources), names),
+        matches=matches, named_sources=sources,
         clock=as_of or clock, period_label=t.period_label, versions=t.versions, compare=t.compare,
         tables=find_tables(question), at_time=find_time_of_day(question),
     )

@@ -1,0 +1,163 @@
+"""Does a governed object's name cover the phrase the question names it by?
+
+A weak match — a fuzzy name score, scattered name words, distinctive words, or
+retrieval's top governed hit — shares words with the question; it is the
+object asked about only when the question's object phrase has no word the
+object's names do not account for. "customer returns rate" shares "return"
+and "rate" with "return to sender rate", but "customer" is the question's own
+modifier: no governed object is named, and answering from the look-alike is
+the worst failure Canon can have (canon/ask/pipeline.py abstains with
+`no_matching_object`).
+
+The object phrase is the run of question words around the words the object's
+names cover: the run may hold a few words the names do not (`MAX_GAP`), and
+the words just before it are its modifiers, up to the first grammar word
+(`BOUNDARY`). When no name word occurs at all (a plain-words description) the
+phrase a question puts before "definition" or "metric" ("which governed WAU
+definition") is the object phrase instead. Every list here is about the
+grammar of questions, never about a corpus."""
+
+import re
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from canon.ask.understanding.match import _STOP, _same_word, normalize
+
+# The most uncovered words a phrase may hold between two covered ones and still be one
+# phrase ("ticket <reopen> rate"): one word is a modifier, three are another clause.
+MAX_GAP = 2
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+           "dec")
+# Words that end a noun phrase: determiners, pronouns, prepositions, auxiliaries, question
+# words, verbs of asking, time words, and the words that say what is asked about it.
+BOUNDARY = set(_STOP) | set(_MONTHS) | {
+    "this", "that", "these", "those", "my", "your", "their", "its", "we", "i", "you", "me", "us", "it", "they",
+    "at", "by", "with", "from", "into", "as", "like", "per", "about", "over", "under", "between", "since",
+    "until", "after", "before", "toward", "towards", "within", "across", "vs", "versus",
+    "are", "was", "were", "be", "been", "do", "does", "did", "has", "have", "had", "can", "could", "should",
+    "would", "will", "must", "may", "might", "how", "who", "whom", "whose", "when", "where", "why", "not", "no",
+    "define", "defined", "defines", "explain", "describe", "show", "tell", "give", "list", "find", "get",
+    "mean", "means", "meaning", "compute", "computed", "calculate", "calculated", "count", "counted", "measure",
+    "measured", "apply", "applies", "applied", "govern", "governs", "official", "approved", "canonical",
+    "current", "latest", "previous", "new", "old", "today", "now", "yesterday", "tomorrow", "week", "month",
+    "quarter", "year", "day", "date", "period", "close", "end", "start", "report", "reporting", "as",
+    "value", "total", "amount", "number", "figure", "lineage", "source", "sources", "upstream", "downstream",
+    "feed", "feeds", "fresh", "freshness", "stale", "owner", "owns", "own", "deprecated", "table", "column",
+    "columns", "grain", "please", "exactly", "really", "right", "still", "all", "every", "any", "each",
+    "there", "here", "so", "if", "then", "but", "also", "include", "includes", "including", "exclude",
+    "excludes", "use", "used", "uses",
+}
+# Nouns that head the name of a measure in any domain: a phrase ending in one names a measure
+# ("average delivery <time>") even when the candidate's own name ends in another word.
+MEASURE_NOUNS = {"rate", "rates", "ratio", "time", "duration", "score", "share", "percentage", "percent", "average",
+                 "median", "cost", "costs", "price", "index", "margin", "volume", "hours", "minutes", "days",
+                 "yield", "growth", "length", "size", "level", "frequency", "latency", "throughput",
+                 "utilization", "utilisation", "uptime", "revenue", "spend", "churn", "retention"}
+# Nouns a question names an object through ("the X definition", "the X metric").
+_SLOT_NOUNS = ("definition", "definitions", "metric", "metrics", "kpi")
+
+# A misspelled short word ("on-tme") still covers: the ratio that "tme"/"time" reaches and
+# "late"/"rate" (75) does not.
+_SHORT_RATIO = 85
+
+# How a definition states another name for itself ("cost per parcel, also called unit delivery cost").
+_SYNONYM = re.compile(r"\b(?:also called|also known as|a\.?k\.?a\.?|sometimes called|often called|"
+                      r"referred to as|commonly called)\s+(?P<name>[A-Za-z0-9][A-Za-z0-9 \-']{1,60}?)"
+                      r"(?=\s*(?:[,.;:()]|\bis\b|\bor\b|\bmeans\b|$))", re.I)
+
+_WORD = re.compile(r"[A-Za-z0-9]+|[.?!;:,()\"]")
+
+
+@dataclass
+class Coverage:
+    covered: bool          # the object phrase holds only words the names account for
+    phrase: list[str]      # the question's object phrase (empty: none found)
+    uncovered: list[str]   # its words no name accounts for
+
+
+def _words(question: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(question)]
+
+
+def stated_synonyms(text: str) -> set[str]:
+    """Names a governed text states for its object ("…, also called unit delivery cost, is…")."""
+    return {normalize(m.group("name")) for m in _SYNONYM.finditer(text)}
+
+
+def _same(t: str, v: str) -> bool:
+    return _same_word(t, v) or (len(t) >= 3 and len(v) >= 3 and fuzz.ratio(t, v) >= _SHORT_RATIO)
+
+
+def _is_boundary(w: str) -> bool:
+    return w in BOUNDARY or w.rstrip("s") in BOUNDARY or not w.isalnum() or any(c.isdigit() for c in w)
+
+
+def _initialisms(names: set[str]) -> set[str]:
+    """The initials of every run of two or more words of a name: "on time delivery rate" is
+    written "otd" and "otdr" as readily as in full."""
+    out = set()
+    for n in names:
+        words = n.split()
+        for i in range(len(words)):
+            for j in range(i + 2, len(words) + 1):
+                out.add("".join(w[0] for w in words[i:j]))
+    return out
+
+
+def coverage(question: str, names: set[str], extra_words: set[str] = frozenset()) -> Coverage:
+    """The object phrase of `question` measured against an object's `names` (normalized,
+    as in the catalog) and `extra_words` (its domain, say)."""
+    vocab = {w for n in names for w in n.split()} | set(extra_words) | _initialisms(names)
+    cores = [[w for w in n.split() if w not in _STOP] for n in names]
+    toks = _words(question)
+    hit = [not _is_boundary(t) or t in vocab for t in toks]
+    covered = [any(_same(t, v) for v in vocab) if h else False for t, h in zip(toks, hit)]
+    anchors = [i for i, t in enumerate(toks) if covered[i] and t not in _STOP]
+    if not anchors:
+        return _slot_phrase(toks, covered)
+    # Group anchors into phrases: a gap of up to MAX_GAP non-boundary words joins two anchors.
+    groups: list[list[int]] = [[anchors[0]]]
+    for i in anchors[1:]:
+        between = range(groups[-1][-1] + 1, i)
+        if len(between) <= MAX_GAP and all(hit[j] for j in between):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+
+    def name_words(g: list[int]) -> int:
+        words = [toks[i] for i in g]
+        return max((sum(any(_same_word(w, c) for w in words) for c in core) for core in cores), default=0)
+
+    best = max(groups, key=lambda g: (name_words(g), len(g), -g[0]))
+    lo, hi = best[0], best[-1]
+    while lo > 0 and hit[lo - 1]:
+        lo -= 1   # modifiers before the phrase, up to the first grammar word
+    while hi + 1 < len(toks) and hit[hi + 1] and hi - best[-1] < MAX_GAP:
+        hi += 1   # and the head noun after it ("customer <returns rate>")
+    while hi > lo and (toks[hi] in _STOP or not covered[hi]) and toks[hi] not in MEASURE_NOUNS:
+        hi -= 1   # trailing words the names do not hold, unless one is the phrase's measure noun
+    # Only a phrase headed by a name's head noun names an object ("customer returns <rate>");
+    # one that ends elsewhere ("parcels <returned> to the merchant") describes it in other words.
+    heads = {core[-1] for core in cores if core} | _initialisms(names)   # "OTD" stands for the whole name
+    if not any(_same(toks[hi], h) for h in heads) and toks[hi] not in MEASURE_NOUNS:
+        return Coverage(True, [], [])
+    phrase = toks[lo:hi + 1]
+    uncovered = [toks[i] for i in range(lo, hi + 1) if hit[i] and not covered[i] and toks[i] not in _STOP]
+    return Coverage(not uncovered, phrase, uncovered)
+
+
+def _slot_phrase(toks: list[str], covered: list[bool]) -> Coverage:
+    """No name word in the question: the words it puts before "definition"/"metric"."""
+    for i, t in enumerate(toks):
+        if t in _SLOT_NOUNS:
+            j = i
+            while j > 0 and not _is_boundary(toks[j - 1]):
+                j -= 1
+            phrase = toks[j:i]
+            if phrase:
+                uncovered = [w for w, c in zip(phrase, covered[j:i]) if not c]
+                return Coverage(not uncovered, phrase, uncovered)
+    return Coverage(True, [], [])

@@ -1,0 +1,208 @@
+"""Named sources: the clauses of a question that attribute a claim to a source
+("the old runbook tells me to…", "according to the help-centre article…",
+"…, like the v3 proposal does", "a chat thread someone pasted says…"), in any
+sentence of the question.
+
+A source is a noun phrase headed by a document noun (`DOC_NOUNS`). What the
+phrase says about the document it names (its head noun → the document kinds,
+its modifiers → the statuses, every other word → title words) is resolved
+against the visible non-authoritative documents by canon/ask/pipeline.py
+(`_named_conflicts`); canon/ask/scope.py loads the kinds and statuses named
+here before the question is answered. Each source also records the span of
+its attributed clause: words inside someone else's claim ("…says one day
+late still counts") say nothing about what the user asks, so intent is read
+outside those spans (`outside_claims`).
+
+Every word list here is about the grammar of attribution and the nouns that
+name sorts of documents, never about a corpus."""
+
+import re
+from dataclasses import dataclass
+
+# Head nouns that name a sort of document → the document kinds they can be (empty: any kind).
+DOC_NOUNS: dict[str, tuple[str, ...]] = {
+    "wiki": ("wiki",), "page": ("wiki",), "confluence": ("wiki",), "article": ("wiki",), "faq": ("wiki",),
+    "runbook": ("runbook",), "playbook": ("runbook",),
+    "note": ("untrusted_note", "note"), "notes": ("untrusted_note", "note"),
+    "thread": ("untrusted_note", "note"), "message": ("untrusted_note", "note"),
+    "email": ("untrusted_note", "note"), "post": ("untrusted_note", "note"),
+    "comment": ("untrusted_note", "note"),
+    "memo": ("restricted_memo", "memo"),
+    "draft": (), "proposal": (), "doc": (), "document": (),
+}
+# Modifiers that say which lifecycle status the named document has.
+OLD_WORDS = ("old", "older", "legacy", "previous", "outdated", "former", "archived", "superseded", "deprecated")
+DRAFT_WORDS = ("draft", "proposal", "proposed")
+_STATUS_OF_WORD = {**{w: ("superseded", "deprecated") for w in OLD_WORDS}, **{w: ("draft",) for w in DRAFT_WORDS}}
+
+# Verbs that attribute a claim to their subject, in any tense ("says", "told me", "puts it").
+ATTRIBUTION_VERBS = (
+    "say", "says", "said", "tell", "tells", "told", "mention", "mentions", "mentioned", "suggest", "suggests",
+    "suggested", "claim", "claims", "claimed", "state", "states", "stated", "list", "lists", "listed",
+    "define", "defines", "defined", "show", "shows", "showed", "read", "reads", "put", "puts", "recommend",
+    "recommends", "recommended", "insist", "insists", "insisted", "argue", "argues", "argued", "write",
+    "writes", "wrote", "describe", "describes", "described", "explain", "explains", "explained",
+    "saying", "telling", "claiming", "stating", "suggesting", "mentioning", "insisting",
+)
+# A short prepositional phrase may sit between a source and its verb ("the runbook from 2024 says").
+_LINKING = ("from", "for", "on", "about", "in", "of")
+_MAX_LINKED = 3
+# After "like"/"as" the source may take any auxiliary ("like the proposal does").
+_AUXILIARIES = ("does", "did", "do", "has", "had", "is", "was")
+# Words that open a noun phrase; words that cannot sit inside one (they end the walk leftwards).
+_DETERMINERS = ("the", "a", "an", "our", "this", "that", "some", "my", "your", "their", "one", "his", "her")
+_BREAKS = {
+    "as", "like", "to", "according", "if", "when", "what", "which", "who", "how", "why", "where", "does", "do",
+    "did", "is", "are", "was", "were", "and", "or", "but", "so", "then", "in", "on", "for", "of", "from", "by",
+    "with", "about", "should", "would", "could", "can", "will", "i", "we", "you", "it", "they", "per",
+}
+# "a chat thread someone pasted": a relative clause of a pronoun and a verb of passing text on.
+_PASSERS = ("someone", "somebody", "a colleague", "my colleague", "my manager", "a teammate", "they", "we", "i")
+_PASSED = ("pasted", "sent", "shared", "posted", "forwarded", "wrote", "found", "linked", "dropped")
+_MAX_MODIFIERS = 5
+# Words that open a question (after "According to X," the user's own question may follow).
+_QUESTION_OPENERS = ("how", "what", "which", "who", "when", "where", "why", "is", "are", "was", "were", "does",
+                     "do", "did", "should", "can", "could", "would", "will", "has", "have")
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*|[.?!;:,]")
+_SENTENCE_END = ".?!;"
+
+
+@dataclass
+class NamedSource:
+    noun: str
+    modifier: str | None
+    kinds: tuple[str, ...]
+    statuses: tuple[str, ...]
+    # The phrase's other words, compared with document titles ("carrier", "cutoff").
+    words: tuple[str, ...] = ()
+    # The attributed clause (character offsets in the question): read as someone else's claim.
+    span: tuple[int, int] = (0, 0)
+    # "What does the memo say?": the source is what the question asks about, not a claim beside it.
+    subject: bool = False
+
+
+def _tokens(question: str) -> list[tuple[str, int, int]]:
+    return [(m.group().lower().replace("’", "'"), m.start(), m.end()) for m in _TOKEN.finditer(question)]
+
+
+def _sentence_end(toks, i: int, commas: bool) -> int:
+    """Index of the token that ends the clause starting at `i` (a sentence end, or a comma)."""
+    stops = _SENTENCE_END + ("," if commas else "")
+    for j in range(i, len(toks)):
+        if toks[j][0] in stops:
+            return j
+    return len(toks)
+
+
+def _phrase_start(toks, head: int) -> int:
+    """The first token of the noun phrase whose head noun is at `head`."""
+    i = head
+    while i > 0 and head - i < _MAX_MODIFIERS:
+        w = toks[i - 1][0]
+        if w in _SENTENCE_END or w in ",:" or w in _BREAKS:
+            break
+        i -= 1
+        if w in _DETERMINERS:
+            break
+    return i
+
+
+def _phrase_end(toks, head: int) -> int:
+    """The token after the noun phrase: compound nouns ("wiki page") and a passing-on
+    relative clause ("someone pasted") belong to it."""
+    j = head + 1
+    while j < len(toks) and toks[j][0] in DOC_NOUNS:
+        j += 1
+    for passer in _PASSERS:
+        parts = passer.split()
+        k = j + (1 if j < len(toks) and toks[j][0] == "that" else 0)
+        if [t[0] for t in toks[k:k + len(parts)]] == parts and k + len(parts) < len(toks) \
+                and toks[k + len(parts)][0] in _PASSED:
+            return k + len(parts) + 1
+    return j
+
+
+def _linked_phrase_end(toks, end: int) -> int:
+    """Past a short prepositional phrase when an attribution verb follows it ("the wiki page
+    for support says"); else `end` unchanged."""
+    if end < len(toks) and toks[end][0] in _LINKING:
+        for j in range(end + 1, min(len(toks), end + 1 + _MAX_LINKED) + 1):
+            if j < len(toks) and toks[j][0] in ATTRIBUTION_VERBS:
+                return j
+            if j >= len(toks) or not toks[j][0].isalnum() or toks[j][0] in _BREAKS:
+                break
+    return end
+
+
+def _opens_sentence(toks, start: int) -> bool:
+    return start == 0 or toks[start - 1][0] in _SENTENCE_END
+
+
+def _finite_verb(word: str) -> bool:
+    """A present or past verb after a sentence's subject ("the proposal measures it…"):
+    a document that opens a sentence and does something states a claim."""
+    return len(word) > 3 and word not in _AUXILIARIES and word not in DOC_NOUNS and word.isalpha() \
+        and (word.endswith("s") or word.endswith("ed"))
+
+
+def extract_named_sources(question: str) -> list[NamedSource]:
+    """Sources the user names as saying something. A document noun alone is not enough:
+    the phrase must be the subject of an attribution verb, follow 'according to', or be
+    what "like"/"as" compares with."""
+    toks = _tokens(question)
+    out: list[NamedSource] = []
+    seen_heads: set[int] = set()
+    i = 0
+    while i < len(toks):
+        if toks[i][0] not in DOC_NOUNS or i in seen_heads:
+            i += 1
+            continue
+        start, end = _phrase_start(toks, i), _phrase_end(toks, i)
+        seen_heads.update(range(i, end))
+        before = [t[0] for t in toks[max(0, start - 2):start]]
+        end = _linked_phrase_end(toks, end)
+        verb = toks[end][0] if end < len(toks) else ""
+        compared = bool(before) and before[-1] in ("like", "as")
+        # "per the wiki, …" (a determiner: "cost per page" names no source)
+        according = before[-2:] == ["according", "to"] or (before[-1:] == ["per"] and toks[start][0] in _DETERMINERS)
+        subject = bool(before) and before[-1] in ("does", "did", "do") and verb in ATTRIBUTION_VERBS
+        attributed = verb in ATTRIBUTION_VERBS or (compared and verb in _AUXILIARIES) or (
+            _opens_sentence(toks, start) and _finite_verb(verb))
+        if not (attributed or according):
+            i = end
+            continue
+        if compared or according:
+            # "…, as X says": the claim is the rest of the sentence, the user's own words. Opening a
+            # sentence ("According to X, <claim>."), the clause runs on to the sentence end unless
+            # what follows the comma is a question of the user's ("According to X, how is…?").
+            first = start - (2 if before[-2:] == ["according", "to"] else 1)
+            stop = _sentence_end(toks, end, commas=True)
+            if _opens_sentence(toks, first) and stop < len(toks) and toks[stop][0] == "," \
+                    and not (stop + 1 < len(toks) and toks[stop + 1][0] in _QUESTION_OPENERS):
+                stop = _sentence_end(toks, stop, commas=False)
+            clause = (first, stop)
+        elif subject:
+            clause = (start, start)
+        else:
+            # "X says <claim>": the claim runs to the end of the sentence.
+            clause = (start, _sentence_end(toks, end, commas=False))
+        words = [t[0] for t in toks[start:end] if t[0] not in _DETERMINERS and t[0] not in _LINKING]
+        noun = toks[i][0]
+        mods = [w for w in words if w in _STATUS_OF_WORD]
+        statuses = _STATUS_OF_WORD.get(noun, ()) or next((_STATUS_OF_WORD[m] for m in mods), ())
+        char_span = (toks[clause[0]][1], toks[clause[1] - 1][2]) if clause[1] > clause[0] else (0, 0)
+        out.append(NamedSource(noun, mods[0] if mods else None, DOC_NOUNS[noun], statuses,
+                               words=tuple(words), span=char_span, subject=subject))
+        i = end
+    return out
+
+
+def outside_claims(question: str, sources: list[NamedSource]) -> str:
+    """The question without the attributed clauses: the words the user asks with."""
+    text = question
+    for ns in sorted(sources, key=lambda s: s.span, reverse=True):
+        a, b = ns.span
+        if b > a:
+            text = text[:a] + " " + text[b:]
+    return text
