@@ -90,7 +90,13 @@ def main(argv=None) -> int:
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--size", default="1600,1000")
     ap.add_argument("--budget-ms", type=int, default=20000, help="virtual time the page gets to render")
+    ap.add_argument("--page", action="append", default=[], metavar="FILE=UI_PATH",
+                    help="take these pages instead of the default set (e.g. a team configuration's "
+                         "asset graph: team_asset_graph.png=/asset-groups)")
     args = ap.parse_args(argv)
+    shots = SHOTS
+    if args.page:
+        shots = {f: (p, f"the page {p}") for f, _, p in (x.partition("=") for x in args.page)}
     chromium = chromium_binary()
     home = Path(os.environ.get("CANON_HOME", ROOT / "var")).resolve()
     dagster_home = Path(os.environ.get("DAGSTER_HOME", home / "dagster")).resolve()
@@ -118,7 +124,7 @@ def main(argv=None) -> int:
     try:
         wait_loaded(port, proc)
         width, height = args.size.split(",")
-        for name, (path, what, *tall) in SHOTS.items():
+        for name, (path, what, *tall) in shots.items():
             size = f"{width},{tall[0]}" if tall else args.size
             shoot(chromium, f"http://127.0.0.1:{port}{path}", out / name, size=size, budget_ms=args.budget_ms)
             print(f"{out / name}: {what}")
