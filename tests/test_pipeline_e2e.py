@@ -89,6 +89,10 @@ def test_ask_worked_example_on_the_demo(home):
     assert [e["doc_id"] for e in r["evidence"]] == ["metric.net_revenue.v2", "model.fct_revenue.v2", "lineage.net_revenue.v2"]
     assert all(s in r["answer"] for s in SOURCES)
     assert r["index_revision"] and r["policy_revision"] == "2026-11-20T10:00:00Z" and r["answer_id"]
+    # A lineage question about a model version: its dbt graph, as `canon lineage` reports it.
+    feeds = _cli(h, "ask", "Which tables feed fct_revenue v2?", "--role", "analyst")
+    assert feeds["action"] == "answer" and feeds["evidence"][0]["doc_id"] == "model.fct_revenue.v2"
+    assert all(s in feeds["answer"] for s in SOURCES) and feeds["lineage"]["edges"]
     denied = _cli(h, "ask", "What does the finance-only Q4 rebate reserve memo say?", "--role", "analyst")
     assert denied["action"] == "deny" and "rebate" not in json.dumps(denied["evidence"])
 

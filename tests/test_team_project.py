@@ -76,3 +76,14 @@ def test_lineage_walks_the_projects_graph_to_its_seeds(built):
     assert "raw_orders" in r["answer"] and "raw_payments" in r["answer"] and "raw sources are ." not in r["answer"]
     edges = {(e["parent"], e["child"]) for e in r["lineage"]["edges"]}
     assert ("model.jaffle_shop.stg_orders", "model.jaffle_shop.orders") in edges
+
+
+def test_a_lineage_question_about_a_model_gets_its_graph(built):
+    """`canon ask` reads a lineage question about a model as `canon lineage` answers it: the
+    model's dbt graph, not its schema text."""
+    r = _ask(built, "Which sources feed the orders model?")
+    assert r["action"] == "answer" and r["lineage"] is not None
+    assert [e["doc_id"] for e in r["evidence"] if e["use"] == "primary"] == ["model.jaffle_shop.orders"]
+    assert {"model.jaffle_shop.stg_orders", "seed.jaffle_shop.raw_orders"} <= {
+        e["doc_id"] for e in r["evidence"] if e["use"] == "supporting"}
+    assert "raw_orders" in r["answer"]

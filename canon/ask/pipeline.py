@@ -32,7 +32,7 @@ from rapidfuzz import fuzz
 
 from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
-from canon.ask.resolve import DENY_TEXT, claims_of, policy_unavailable, resolve_object
+from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailable, resolve_object
 from canon.ask.understanding.coverage import coverage, stated_synonyms
 from canon.ask.understanding.match import _STOP, ObjectMatch, _same_word, normalize, object_catalog
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource
@@ -169,6 +169,9 @@ class AskContext:
     # here, where `docs` is the whole registry; canon/ask/scope.py loads them as reached.
     def ensure_concept(self, object_id: str) -> None:
         """Every revision of `object_id` and what they link to are in `docs`."""
+
+    def ensure_dbt_nodes(self, node_ids: list[str], lineage_doc_id: str | None) -> None:
+        """The documents of these dbt nodes (and that lineage document) are in `docs`."""
 
     def ensure_hits(self, doc_ids: list[str]) -> None:
         """Every revision of the objects these retrieved documents belong to is in `docs`."""
@@ -337,6 +340,13 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     claims = claims_of(primary, day)
     answer = note + compose.definition_text(primary, None if note else day)
 
+    if (p.intent == "lineage" and primary.kind == "model_schema" and primary.metadata.get("dbt_unique_id")
+            and ctx.con is not None and has_dbt_tables(ctx.con)):
+        # A model's lineage is its dbt graph, as `canon lineage` reports it.
+        def supporting(node_ids: list[str], lineage_doc_id: str | None) -> list[Document]:
+            ctx.ensure_dbt_nodes(node_ids, lineage_doc_id)
+            return ctx.docs
+        return lineage_of(ctx.con, primary, ctx.docs, day, role, ctx.policy, supporting=supporting)
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
         answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
     elif (about := compose.metadata_answer(primary, p.intents, day)) is not None:

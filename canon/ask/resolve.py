@@ -134,7 +134,15 @@ def lineage(
     res = resolve_object(docs, object_id, day, role, policy)
     if res.response is not None:
         return res.response
-    doc = res.chosen
+    return lineage_of(con, res.chosen, docs, day, role, policy, supporting=supporting)
+
+
+def lineage_of(
+    con: duckdb.DuckDBPyConnection, doc: Document, docs: list[Document], day: dt.date | None, role: str,
+    policy: Policy, *, supporting: Callable[[list[str], str | None], list[Document]] | None = None,
+) -> Response:
+    """The dbt graph walked from `doc`'s node (a revision already chosen and authorized) to
+    the raw sources: `lineage` after resolving, and `ask` for a lineage question about a model."""
     start = doc.metadata.get("dbt_unique_id")
     if not start or not has_dbt_tables(con):
         return Response(

@@ -96,6 +96,11 @@ class ScopedAskContext(AskContext):
             "SELECT DISTINCT object_id FROM documents WHERE doc_id IN (SELECT unnest(?))", [ids]).fetchall()]
         self.ensure_objects(objects)
 
+    def ensure_dbt_nodes(self, node_ids: list[str], lineage_doc_id: str | None) -> None:
+        if not self._everything:
+            self._add(self._load("json_extract_string(metadata_json, '$.dbt_unique_id') IN (SELECT unnest(?)) "
+                                 "OR doc_id = ?", [sorted(set(node_ids)), lineage_doc_id or ""]))
+
     def ensure_kinds(self, kinds: Iterable[str]) -> None:
         wanted = sorted(set(kinds) - self._kinds)
         if wanted and not self._everything:
