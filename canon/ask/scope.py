@@ -11,6 +11,8 @@ superset of what matching can return) and grow at the pipeline's hooks:
   and every model-schema and lineage document a revision can link to (named
   in its text, of its family, or linked explicitly in its metadata);
 - `ensure_hits(doc_ids)` after retrieval: every revision of the objects hit;
+- `ensure_dbt_nodes(node_ids, lineage_doc_id)` for a model's lineage: the
+  documents of the nodes its dbt graph reaches;
 - named sources: every document of the kinds (or, for a draft or proposal,
   the statuses) the question names; a source named by no kind ("the doc
   says") loads the registry;
@@ -47,6 +49,21 @@ from canon.registry.policy import Policy
 
 _LINKED_KINDS = ("model_schema", "lineage")
 _LINK_KEYS = ("model_doc_id", "lineage_doc_id")
+# `links._family(object_id)` in SQL, as one string (domain, chr(31), last segment), NULL where
+# the id has no family; `_family_key` is the same in Python.
+_FAMILY_KEY_SQL = ("CASE WHEN len(string_split(object_id, '.')) >= 3 THEN split_part(object_id, '.', 2) "
+                   "|| chr(31) || string_split(object_id, '.')[-1] END")
+# The documents of some dbt nodes (by metadata.dbt_unique_id) and one lineage document.
+DBT_NODES_WHERE = "json_extract_string(metadata_json, '$.dbt_unique_id') IN (SELECT unnest(?)) OR doc_id = ?"
+
+
+def _family_key(object_id: str) -> str | None:
+    fam = _family(object_id)
+    return f"{fam[0]}\x1f{fam[1]}" if fam else None
+
+
+def dbt_nodes_params(node_ids: list[str], lineage_doc_id: str | None) -> list:
+    return [sorted(set(node_ids)), lineage_doc_id or ""]
 
 
 def registry_roles(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -98,8 +115,7 @@ class ScopedAskContext(AskContext):
 
     def ensure_dbt_nodes(self, node_ids: list[str], lineage_doc_id: str | None) -> None:
         if not self._everything:
-            self._add(self._load("json_extract_string(metadata_json, '$.dbt_unique_id') IN (SELECT unnest(?)) "
-                                 "OR doc_id = ?", [sorted(set(node_ids)), lineage_doc_id or ""]))
+            self._add(self._load(DBT_NODES_WHERE, dbt_nodes_params(node_ids, lineage_doc_id)))
 
     def ensure_kinds(self, kinds: Iterable[str]) -> None:
         wanted = sorted(set(kinds) - self._kinds)
@@ -127,12 +143,10 @@ class ScopedAskContext(AskContext):
         revisions = [d for d in self.docs if d.object_id == object_id]
         texts = "\n".join(d.text for d in revisions)
         explicit = sorted({str(d.metadata[k]) for d in revisions for k in _LINK_KEYS if d.metadata.get(k)})
-        families = sorted({f"{fam[0]}\x1f{fam[1]}" for d in revisions if (fam := _family(d.object_id))})
+        families = sorted({k for d in revisions if (k := _family_key(d.object_id))})
         objects = [r[0] for r in self.scope_con.execute(
             "SELECT DISTINCT object_id FROM documents WHERE deleted_at IS NULL AND kind IN (SELECT unnest(?)) AND ("
-            " contains(?, object_id) OR doc_id IN (SELECT unnest(?))"
-            " OR (len(string_split(object_id, '.')) >= 3 AND split_part(object_id, '.', 2) || chr(31) || "
-            "     string_split(object_id, '.')[-1] IN (SELECT unnest(?))))",
+            f" contains(?, object_id) OR doc_id IN (SELECT unnest(?)) OR {_FAMILY_KEY_SQL} IN (SELECT unnest(?)))",
             [list(_LINKED_KINDS), texts, explicit, families]).fetchall()]
         self.ensure_objects(objects)
 
@@ -142,13 +156,12 @@ class ScopedAskContext(AskContext):
         reads one from), which are the only ones `_freshness` can pick."""
         if self._everything or "freshness_snapshot" in self._kinds:
             return
-        fam = _family(concept)
-        family = ("(len(string_split(object_id, '.')) >= 3 AND split_part(object_id, '.', 2) = ? "
-                  "AND string_split(object_id, '.')[-1] = ?)") if fam else "false"
+        family = _family_key(concept)
         # Case-folded: a table the question names is matched to an observed source whatever its case.
         observing = "len([s FOR s IN ? IF contains(lower(text), lower(s)) OR contains(lower(metadata_json), lower(s))]) > 0"
-        self._add(self._load(f"kind = 'freshness_snapshot' AND ({family} OR {observing})",
-                             [*(fam or ()), sorted(sources)]))
+        # (a concept without a family compares NULL: no snapshot matches by family)
+        self._add(self._load(f"kind = 'freshness_snapshot' AND ({_FAMILY_KEY_SQL} = ? OR {observing})",
+                             [family, sorted(sources)]))
 
     # ------------------------------------------------------------ what stays global
 

@@ -49,7 +49,7 @@ def _warn_unavailable(policy) -> None:
 def _object_command(args: argparse.Namespace, fn_name: str) -> int:
     from canon.ask import resolve as resolve_mod
     from canon.ask.inputs import require_known_role
-    from canon.ask.scope import registry_roles
+    from canon.ask.scope import DBT_NODES_WHERE, dbt_nodes_params, registry_roles
     from canon.registry.store import load_document_heads
     from canon.registry.workspace import Workspace
 
@@ -64,9 +64,7 @@ def _object_command(args: argparse.Namespace, fn_name: str) -> int:
         docs = load_document_heads(ws.con, "object_id = ?", [args.object_id])
         if fn_name == "lineage":
             def supporting(node_ids: list[str], lineage_doc_id: str | None):
-                return load_document_heads(
-                    ws.con, "json_extract_string(metadata_json, '$.dbt_unique_id') IN (SELECT unnest(?)) "
-                            "OR doc_id = ?", [node_ids, lineage_doc_id or ""])
+                return load_document_heads(ws.con, DBT_NODES_WHERE, dbt_nodes_params(node_ids, lineage_doc_id))
             resp = resolve_mod.lineage(ws.con, docs, args.object_id, day, args.role, policy, supporting=supporting)
         else:
             resp = resolve_mod.resolve(docs, args.object_id, day, args.role, policy)
