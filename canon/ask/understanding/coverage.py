@@ -19,8 +19,10 @@ grammar of questions, never about a corpus."""
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from canon.ask.understanding.match import _STOP, _same_word, normalize
 
@@ -78,24 +80,32 @@ class Coverage:
     uncovered: list[str]   # its words no name accounts for
 
 
-def _words(question: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(question)]
+@lru_cache(maxsize=256)
+def _words(question: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _WORD.findall(question))
 
 
-def stated_synonyms(text: str) -> set[str]:
+def stated_synonyms(text: str) -> frozenset[str]:
     """Names a governed text states for its object ("…, also called unit delivery cost, is…")."""
-    return {normalize(m.group("name")) for m in _SYNONYM.finditer(text)}
+    return _stated_synonyms(text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _stated_synonyms(text: str) -> frozenset[str]:
+    # Cached by text: a revision's body is read once, not once per question it is a candidate for.
+    return frozenset(normalize(m.group("name")) for m in _SYNONYM.finditer(text))
 
 
 def _same(t: str, v: str) -> bool:
     return _same_word(t, v) or (len(t) >= 3 and len(v) >= 3 and fuzz.ratio(t, v) >= _SHORT_RATIO)
 
 
+@lru_cache(maxsize=1 << 12)
 def _is_boundary(w: str) -> bool:
     return w in BOUNDARY or w.rstrip("s") in BOUNDARY or not w.isalnum() or any(c.isdigit() for c in w)
 
 
-def _initialisms(names: set[str]) -> set[str]:
+def _initialisms(names: Iterable[str]) -> set[str]:
     """The initials of every run of two or more words of a name: "on time delivery rate" is
     written "otd" and "otdr" as readily as in full."""
     out = set()
@@ -107,14 +117,58 @@ def _initialisms(names: set[str]) -> set[str]:
     return out
 
 
-def coverage(question: str, names: set[str], extra_words: set[str] = frozenset()) -> Coverage:
+class WordSet:
+    """Words a question word may stand for under `_same`: equal up to a plural s, or (3+
+    letters each) fuzz.ratio >= _SHORT_RATIO. `_same_word`'s fuzzy branch (5+ letters, 88)
+    lies inside the second, so `has(t)` is `any(_same(t, v) for v in words)`."""
+
+    __slots__ = ("words", "stems", "long", "_memo")
+
+    def __init__(self, words: Iterable[str]):
+        self.words = frozenset(words)
+        self.stems = frozenset(w.rstrip("s") for w in self.words)
+        self.long = tuple(sorted(w for w in self.words if len(w) >= 3))
+        self._memo: dict[str, bool] = {}
+
+    def has(self, t: str) -> bool:
+        got = self._memo.get(t)
+        if got is None:
+            got = t.rstrip("s") in self.stems or (
+                len(t) >= 3 and process.extractOne(t, self.long, scorer=fuzz.ratio, processor=None,
+                                                   score_cutoff=_SHORT_RATIO) is not None)
+            if len(self._memo) < 512:
+                self._memo[t] = got
+        return got
+
+
+@dataclass(frozen=True)
+class NameSet:
+    """What `coverage` derives from an object's names, computed once per set of names (a
+    candidate is scored for many questions; deriving these per call was most of its cost)."""
+
+    vocab: frozenset[str]                 # name words, extra words and initialisms
+    vocab_words: WordSet                  # the same, for `_same`
+    cores: tuple[tuple[str, ...], ...]    # each name's words without stop words
+    heads: WordSet                        # each core's last word and the initialisms
+
+
+@lru_cache(maxsize=1 << 15)
+def name_set(names: frozenset[str], extra_words: frozenset[str] = frozenset()) -> NameSet:
+    inits = _initialisms(names)
+    vocab = frozenset({w for n in names for w in n.split()} | set(extra_words) | inits)
+    cores = tuple(tuple(w for w in n.split() if w not in _STOP) for n in sorted(names))
+    heads = {core[-1] for core in cores if core} | inits   # "OTD" stands for the whole name
+    return NameSet(vocab, WordSet(vocab), cores, WordSet(heads))
+
+
+def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = frozenset()) -> Coverage:
     """The object phrase of `question` measured against an object's `names` (normalized,
     as in the catalog) and `extra_words` (its domain, say)."""
-    vocab = {w for n in names for w in n.split()} | set(extra_words) | _initialisms(names)
-    cores = [[w for w in n.split() if w not in _STOP] for n in names]
+    ns = name_set(frozenset(names), frozenset(extra_words))
+    vocab, cores = ns.vocab, ns.cores
     toks = _words(question)
     hit = [not _is_boundary(t) or t in vocab for t in toks]
-    covered = [any(_same(t, v) for v in vocab) if h else False for t, h in zip(toks, hit)]
+    covered = [ns.vocab_words.has(t) if h else False for t, h in zip(toks, hit)]
     anchors = [i for i, t in enumerate(toks) if covered[i] and t not in _STOP]
     if not anchors:
         return _slot_phrase(toks, covered)
@@ -131,7 +185,7 @@ def coverage(question: str, names: set[str], extra_words: set[str] = frozenset()
         words = [toks[i] for i in g]
         return max((sum(any(_same_word(w, c) for w in words) for c in core) for core in cores), default=0)
 
-    best = max(groups, key=lambda g: (name_words(g), len(g), -g[0]))
+    best = max(groups, key=lambda g: (name_words(g), len(g), -g[0])) if len(groups) > 1 else groups[0]
     lo, hi = best[0], best[-1]
     while lo > 0 and hit[lo - 1]:
         lo -= 1   # modifiers before the phrase, up to the first grammar word
@@ -141,22 +195,21 @@ def coverage(question: str, names: set[str], extra_words: set[str] = frozenset()
         hi -= 1   # trailing words the names do not hold, unless one is the phrase's measure noun
     # Only a phrase headed by a name's head noun names an object ("customer returns <rate>");
     # one that ends elsewhere ("parcels <returned> to the merchant") describes it in other words.
-    heads = {core[-1] for core in cores if core} | _initialisms(names)   # "OTD" stands for the whole name
-    if not any(_same(toks[hi], h) for h in heads) and toks[hi] not in MEASURE_NOUNS:
+    if not ns.heads.has(toks[hi]) and toks[hi] not in MEASURE_NOUNS:
         return Coverage(True, [], [])
-    phrase = toks[lo:hi + 1]
+    phrase = list(toks[lo:hi + 1])
     uncovered = [toks[i] for i in range(lo, hi + 1) if hit[i] and not covered[i] and toks[i] not in _STOP]
     return Coverage(not uncovered, phrase, uncovered)
 
 
-def _slot_phrase(toks: list[str], covered: list[bool]) -> Coverage:
+def _slot_phrase(toks: tuple[str, ...], covered: list[bool]) -> Coverage:
     """No name word in the question: the words it puts before "definition"/"metric"."""
     for i, t in enumerate(toks):
         if t in _SLOT_NOUNS:
             j = i
             while j > 0 and not _is_boundary(toks[j - 1]):
                 j -= 1
-            phrase = toks[j:i]
+            phrase = list(toks[j:i])
             if phrase:
                 uncovered = [w for w, c in zip(phrase, covered[j:i]) if not c]
                 return Coverage(not uncovered, phrase, uncovered)
