@@ -121,10 +121,13 @@ def _name_core(name: str) -> tuple[tuple[str, ...], str]:
     return words, " ".join(words)
 
 
-def _name_score(name: str, question: str, core_scores: dict[str, float] | None = None) -> float:
+def _name_score(name: str, question: str, core_scores: dict[str, float] | None = None,
+                matched: set[str] | None = None) -> float:
     """`core_scores`, if given, holds partial_ratio(core, question) for every core that
     reaches the MatchIndex cutoff: a core missing from it scores below the cutoff, and
-    so below any score that can win a match, and is scored 0 instead of re-computed."""
+    so below any score that can win a match, and is scored 0 instead of re-computed.
+    `matched`, if given, holds every name word some question word may stand for
+    (`MatchIndex.candidates_and_words`): a name with another word is not scattered."""
     if f" {name} " in f" {question} ":
         return 100.0
     words, core = _name_core(name)
@@ -139,7 +142,8 @@ def _name_score(name: str, question: str, core_scores: dict[str, float] | None =
         score = core_scores.get(core, 0.0)
     if len(core) < 8:
         score -= 10  # short names match too easily by accident
-    if score < 85 and len(words) >= 2 and _scattered(words, _words_of(question)):
+    if (score < 85 and len(words) >= 2 and (matched is None or matched.issuperset(words))
+            and _scattered(words, _words_of(question))):
         score = 88.0
     return score
 
@@ -190,11 +194,12 @@ def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: frozenset[
 
 
 def _score_entry(entry: ObjectEntry, q: str, q_tokens: frozenset[str], distinctive: dict[str, set[str]],
-                 threshold: float, core_scores: dict[str, float] | None = None) -> ObjectMatch | None:
+                 threshold: float, core_scores: dict[str, float] | None = None,
+                 matched: set[str] | None = None) -> ObjectMatch | None:
     """The score of one catalog entry for the normalized question `q` (None below the threshold)."""
     best, best_name = 0.0, ""
     for name in entry.names:
-        s = _name_score(name, q, core_scores)
+        s = _name_score(name, q, core_scores, matched)
         if s > best or (s == best and len(name) > len(best_name)):
             best, best_name = s, name
     for name in entry.exact:
@@ -254,6 +259,13 @@ class MatchIndex:
         self.core_filter = BigramIndex(self.cores)
         self.core_objects = [core_objects[c] for c in self.cores]
         self.vocab = set(self.word_names)
+        # Each multi-word name filed once, under its rarest word: every word of a name must be
+        # matched for it to qualify, so looking names up by their rarest word alone loses none,
+        # and the long lists of common words ("rate", "revenue") are never walked.
+        self.rare_names: dict[str, list[tuple[frozenset[str], str]]] = {}
+        for ws, oid in {pair for pairs in self.word_names.values() for pair in pairs}:
+            rare = min(ws, key=lambda w: (len(self.word_names[w]), w))
+            self.rare_names.setdefault(rare, []).append((ws, oid))
         self.vocab_plural: dict[str, set[str]] = {}
         for w in self.vocab:
             self.vocab_plural.setdefault(w.rstrip("s"), set()).add(w)
@@ -266,6 +278,12 @@ class MatchIndex:
     def candidates(self, q: str, threshold: float) -> tuple[set[str], dict[str, float]]:
         """(object ids that may reach `threshold`, partial_ratio of every name core that
         reaches the cutoff below it)."""
+        out, core_scores, _ = self.candidates_and_words(q, threshold)
+        return out, core_scores
+
+    def candidates_and_words(self, q: str, threshold: float) -> tuple[set[str], dict[str, float], set[str]]:
+        """`candidates`, and the name words some question word may stand for (equal, plural,
+        or within the fuzzy bound): a name with a word outside them cannot be `_scattered`."""
         q_words = q.split()
         q_tokens = set(q_words)
         out: set[str] = set()
@@ -289,7 +307,7 @@ class MatchIndex:
             matched |= self.vocab_plural.get(w.rstrip("s"), set())
         matched.update(self.vocab_long[i] for i in self.vocab_filter.ratio_any(long_q, 88 - _MARGIN))
         for w in matched:
-            for words, oid in self.word_names.get(w, ()):
+            for words, oid in self.rare_names.get(w, ()):
                 if words <= matched:
                     out.add(oid)
         # 4. distinctive words (_token_score)
@@ -299,7 +317,7 @@ class MatchIndex:
                 out.add(oid)
         hits = self.tokens_filter.ratio_any(sorted(q_tokens), 88 - _MARGIN)
         out.update(self.token_owner[self.tokens_long[i]] for i in hits)
-        return out, core_scores
+        return out, core_scores, matched
 
 
 def _match_index(catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str]]) -> "MatchIndex | None":
@@ -338,13 +356,13 @@ def _match(question: str, catalog: dict[str, ObjectEntry], distinctive: dict[str
     """Score the entries `idx` names as candidates (every entry without an index)."""
     q = normalize(question)
     q_tokens = frozenset(q.split())
-    core_scores = None
+    core_scores = matched = None
     if idx is None:
         entries = catalog.values()
     else:
-        ids, core_scores = idx.candidates(q, threshold)
+        ids, core_scores, matched = idx.candidates_and_words(q, threshold)
         entries = [catalog[oid] for oid in ids if oid in catalog]
-    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold, core_scores) for e in entries)
+    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold, core_scores, matched) for e in entries)
            if m is not None]
     return sorted(out, key=lambda m: (-m.score, m.object_id))
 
