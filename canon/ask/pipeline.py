@@ -179,6 +179,9 @@ class AskContext:
     def ensure_freshness(self, concept: str, sources: set[str]) -> None:
         """The freshness snapshots of the concept's family or observing one of `sources` are in `docs`."""
 
+    def ensure_lineage_naming(self, ref: str) -> None:
+        """The lineage documents whose text names `ref` (a model revision, "model.x.fct_y.v2") are in `docs`."""
+
     def revoked_for(self, role: str) -> list[str]:
         """Doc ids the ACL admits `role` to and the live policy revokes."""
         return revoked_doc_ids(self.docs, role, self.policy)
@@ -267,9 +270,14 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     shown, shown_ids = view.shown, view.shown_ids
 
     # Authorization of what the question asks for, before anything is retrieved:
-    # an object the role may not see at all is denied, with nothing of it shown.
+    # an object the role may not see at all is denied, with nothing of it shown. Only an object
+    # the question names: its catalog names (metadata, never its text) must cover the question's
+    # object phrase, as a visible object's must to be answered. A look-alike ("the <restricted
+    # name> savings rate") is no object of the question; it goes on to discovery, which abstains
+    # without a word of the restricted object, as for any name nothing governs.
     for m in p.matches:
-        if m.score >= DENY_MIN_SCORE and not any(d.doc_id in shown_ids for d in by_object.get(m.object_id, [])):
+        if (m.score >= DENY_MIN_SCORE and not any(d.doc_id in shown_ids for d in by_object.get(m.object_id, []))
+                and _names_hidden(ctx, m, p.text)):
             return Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized")
 
     concept, options = _pick_concept(p, ctx, view)
@@ -347,6 +355,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             ctx.ensure_dbt_nodes(node_ids, lineage_doc_id)
             return ctx.docs
         return lineage_of(ctx.con, primary, ctx.docs, day, role, ctx.policy, supporting=supporting)
+    if p.intent == "lineage" and primary.kind == "model_schema":
+        # No dbt graph for this model: its lineage is what governed documents declare, or nothing.
+        return _declared_model_lineage(ctx, p, primary, view, evidence, claims, day, role, note)
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
         answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
     elif (about := compose.metadata_answer(primary, p.intents, day)) is not None:
@@ -364,7 +375,7 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
     shown_objects = view.shown_objects
     candidates: list[ObjectMatch] = [m for m in p.matches if m.object_id in shown_objects
                                      and (m.kinds & set(CONCEPT_PRIORITY))]
-    candidates = [m for m in candidates if _whole(m, p.text) or _covers(ctx, m.object_id, p.text, view.role)]
+    candidates = [m for m in candidates if _named(ctx, m, p.text, view.role)]
     candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
         return None, []
@@ -393,6 +404,15 @@ def _whole(m: ObjectMatch, question: str) -> bool:
     return f" {m.name} " in f" {normalize(question)} "
 
 
+def _named(ctx, m: ObjectMatch, question: str, role: str) -> bool:
+    """The question names the matched object: it writes one of its names out whole, or the
+    object's names cover its object phrase. A name its text states (`ObjectEntry.stated`) counts
+    only through `_coverage`, which reads the names the revisions the role may see state."""
+    if m.name in ctx.catalog[m.object_id].stated:
+        return _covers(ctx, m.object_id, question, role)
+    return _whole(m, question) or _covers(ctx, m.object_id, question, role)
+
+
 def _coverage(ctx, object_id: str, question: str, role: str):
     """How the object's names (its catalog names, and the names its visible approved
     revisions state for it) cover the question's object phrase."""
@@ -406,6 +426,21 @@ def _coverage(ctx, object_id: str, question: str, role: str):
         if stated:
             cov = coverage(question, entry.names | stated, extra)
     return cov
+
+
+def _names_hidden(ctx, m: ObjectMatch, question: str) -> bool:
+    """The question names this object the role cannot see, judged by its catalog names alone
+    (what the deny check may read of it): they cover the question's object phrase, or the
+    question writes one out whole and the phrase ends in it, a modifier before it at most ("the
+    full <name> memo"). A phrase that goes on to a head noun of its own ("<name> savings rate")
+    names something else."""
+    entry = ctx.catalog[m.object_id]
+    if m.name in entry.stated:
+        return False   # read from a text the role may not see: never grounds for a denial
+    cov = coverage(question, entry.names, {entry.domain} - {""})
+    if cov.covered:
+        return True
+    return _whole(m, question) and bool(cov.phrase) and cov.phrase[-1] not in cov.uncovered
 
 
 def _covers(ctx, object_id: str, question: str, role: str) -> bool:
@@ -452,6 +487,64 @@ def _with_graph(ctx, p, primary, view: RoleView, evidence, claims, day):
     if not sources and lineage_doc is not None:
         sources = links.raw_sources_from_edges(links.lineage_edges_from_text(lineage_doc))
     return compose.graph_answer(p.intent, primary, model, lineage_doc, sources, view.shown_ids, evidence, claims, day)
+
+
+# Front-matter keys a model document declares its upstream tables under (docs/contracts.md,
+# "Lineage of a model").
+UPSTREAM_KEYS = ("upstream", "upstreams", "depends_on")
+
+
+def declared_upstreams(doc: Document) -> list[str]:
+    """The upstream tables a model document declares for itself: a front-matter list under one
+    of `UPSTREAM_KEYS`, else the sources of the `a -> b` edges its own text states."""
+    for key in UPSTREAM_KEYS:
+        value = doc.metadata.get(key)
+        if isinstance(value, str) and value.strip():
+            return [value.strip()]
+        if isinstance(value, list):
+            got = [str(v).strip() for v in value if str(v).strip()]
+            if got:
+                return got
+    return links.raw_sources_from_edges(links.lineage_edges_from_text(doc))
+
+
+def _lineage_naming(model: Document, view: RoleView, day) -> Document | None:
+    """The approved lineage document linked to this model revision, or one whose edges name it
+    ("… feed model.x.fct_y.v2"): in effect on `day` first, then by doc_id."""
+    linked = links.linked(model, view.kind_index("lineage"), day, by_id=view.by_id)
+    if linked is not None and linked.status == Status.approved:
+        return linked
+    ref = f"{model.object_id}.v{model.version}"
+    naming = [d for d in view.by_kind.get("lineage", []) if d.status == Status.approved
+              and ref in d.text and links.lineage_edges_from_text(d)]
+    naming.sort(key=lambda d: (not (day is None or d.in_effect(day)), d.doc_id))
+    return naming[0] if naming else None
+
+
+def _declared_model_lineage(ctx, p: ParsedQuestion, primary: Document, view: RoleView, evidence, claims, day,
+                            role: str, note: str) -> Response:
+    """Lineage of a model Canon has no dbt graph for: the upstreams its own governed document
+    declares, else a governed lineage document that names this revision of it (or is linked to
+    it); with neither, an abstention that says so, never the model's definition in its place."""
+    declared = declared_upstreams(primary)
+    lineage_doc = None
+    if not declared:
+        ctx.ensure_lineage_naming(f"{primary.object_id}.v{primary.version}")
+        view = ctx.view(role)
+        lineage_doc = _lineage_naming(primary, view, day)
+    sources = declared or (links.raw_sources_from_edges(links.lineage_edges_from_text(lineage_doc))
+                           if lineage_doc is not None else [])
+    if not sources:
+        return Response(action="abstain", role=role, as_of=day, reason="no_lineage",
+                        answer=f"Canon has no dbt graph for {primary.doc_id}, its governed document declares no "
+                               "upstream tables and no governed lineage document names it, so Canon does not "
+                               "say which tables feed it.")
+    answer, evidence, claims = compose.graph_answer("lineage", primary, None, lineage_doc, sources, view.shown_ids,
+                                                    evidence, claims, day)
+    conflicts = _named_conflicts(ctx, p, primary, view.shown, role)
+    if conflicts:
+        return compose.conflict_answer(primary, conflicts, note + answer, evidence, claims, day, role)
+    return Response(action="answer", role=role, as_of=day, answer=note + answer, evidence=evidence, claims=claims)
 
 
 def _related(ctx, doc: Document, concept_id: str) -> bool:

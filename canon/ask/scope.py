@@ -16,6 +16,8 @@ superset of what matching can return) and grow at the pipeline's hooks:
 - named sources: every document of the kinds (or, for a draft or proposal,
   the statuses) the question names; a source named by no kind ("the doc
   says") loads the registry;
+- `ensure_lineage_naming(ref)` for a model's lineage without a dbt graph: the lineage
+  documents naming that model revision;
 - `ensure_freshness(concept, sources)` on a freshness question: the snapshots
   of the concept's family or observing one of its raw sources (or one of the
   tables the question names, `pipeline._table_freshness`, with no concept).
@@ -162,6 +164,11 @@ class ScopedAskContext(AskContext):
         # (a concept without a family compares NULL: no snapshot matches by family)
         self._add(self._load(f"kind = 'freshness_snapshot' AND ({_FAMILY_KEY_SQL} = ? OR {observing})",
                              [family, sorted(sources)]))
+
+    def ensure_lineage_naming(self, ref: str) -> None:
+        """Lineage documents whose text names `ref` (`pipeline._lineage_naming` reads only those)."""
+        if not self._everything and "lineage" not in self._kinds:
+            self._add(self._load("kind = 'lineage' AND contains(text, ?)", [ref]))
 
     # ------------------------------------------------------------ what stays global
 

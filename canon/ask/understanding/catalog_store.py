@@ -30,7 +30,7 @@ import pyarrow as pa
 from rapidfuzz import fuzz, process
 
 from canon.ask.understanding.fuzzy_filter import required_shared_bigrams
-from canon.ask.understanding.match import _DOMAIN_BONUS, _MARGIN, _name_core, normalize, object_catalog
+from canon.ask.understanding.match import _DOMAIN_BONUS, _MARGIN, STATING_KINDS, _name_core, normalize, object_catalog
 from canon.core import db
 from canon.core.schema import ensure_ask_catalog
 from canon.registry import store as registry
@@ -41,11 +41,14 @@ _WORD_CUTOFF = 88 - _MARGIN
 
 
 class _Head(NamedTuple):
-    """What `object_catalog` reads of a document: never its text."""
+    """What `object_catalog` reads of a document: its text only where it is an approved
+    definition whose body may state other names for its object (`match.states_names`)."""
     object_id: str
     kind: str
     title: str
     metadata: dict
+    status: str = ""
+    text: str = ""
 
 
 def documents_fingerprint(con: duckdb.DuckDBPyConnection) -> str:
@@ -74,16 +77,20 @@ def _bigram_pairs(s: str) -> list[tuple[str, int]]:
 def refresh_catalog(con: duckdb.DuckDBPyConnection) -> int:
     """Rebuild the stored catalog from the live documents; the number of objects."""
     ensure_ask_catalog(con)
-    heads = [_Head(r[0], r[1], r[2], json.loads(r[3])) for r in con.execute(
-        "SELECT object_id, kind, title, metadata_json FROM documents WHERE deleted_at IS NULL ORDER BY doc_id"
-    ).fetchall()]
+    heads = [_Head(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5] or "") for r in con.execute(
+        "SELECT object_id, kind, title, metadata_json, status, "
+        "CASE WHEN status = 'approved' AND kind IN (SELECT unnest(?)) THEN text END "
+        "FROM documents WHERE deleted_at IS NULL ORDER BY doc_id", [list(STATING_KINDS)]).fetchall()]
     catalog = object_catalog(heads)
     names: dict[str, list] = {"object_id": [], "name": [], "exact": [], "core": [], "core_words": [], "n_core_words": [],
                               "n_words": []}
     cores: dict[str, int] = {}
     for entry in catalog.values():
-        for name, exact in [(n, False) for n in sorted(entry.names)] + [(n, True) for n in sorted(entry.exact)]:
-            words, core = _name_core(name) if not exact else ((), "")
+        # Ids, derived initialisms and stated names match only written out whole: no core, no words to fuzz.
+        rows = ([(n, False, False) for n in sorted(entry.names)] + [(n, True, True) for n in sorted(entry.exact)]
+                + [(n, False, True) for n in sorted((set(entry.initials) | entry.stated) - entry.names)])
+        for name, exact, whole_only in rows:
+            words, core = _name_core(name) if not whole_only else ((), "")
             names["object_id"].append(entry.object_id)
             names["name"].append(name)
             names["exact"].append(exact)

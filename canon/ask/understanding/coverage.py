@@ -24,7 +24,7 @@ from typing import Iterable
 
 from rapidfuzz import fuzz, process
 
-from canon.ask.understanding.match import _STOP, _same_word, normalize
+from canon.ask.understanding.match import _STOP, _same_word, stated_names
 
 # The most uncovered words a phrase may hold between two covered ones and still be one
 # phrase ("ticket <reopen> rate"): one word is a modifier, three are another clause.
@@ -50,7 +50,8 @@ BOUNDARY = set(_STOP) | set(_MONTHS) | {
     "feed", "feeds", "fresh", "freshness", "stale", "owner", "owns", "own", "deprecated", "table", "column",
     "columns", "grain", "please", "exactly", "really", "right", "still", "all", "every", "any", "each",
     "there", "here", "so", "if", "then", "but", "also", "include", "includes", "including", "exclude",
-    "excludes", "use", "used", "uses",
+    "excludes", "use", "used", "uses", "supports", "supported", "implements", "implemented", "powers", "backs",
+    "full", "entire", "whole", "complete", "verbatim", "paste", "summarise", "summarize", "quote", "print", "dump",
 }
 # Nouns that head the name of a measure in any domain: a phrase ending in one names a measure
 # ("average delivery <time>") even when the candidate's own name ends in another word.
@@ -64,11 +65,6 @@ _SLOT_NOUNS = ("definition", "definitions", "metric", "metrics", "kpi")
 # A misspelled short word ("on-tme") still covers: the ratio that "tme"/"time" reaches and
 # "late"/"rate" (75) does not.
 _SHORT_RATIO = 85
-
-# How a definition states another name for itself ("cost per parcel, also called unit delivery cost").
-_SYNONYM = re.compile(r"\b(?:also called|also known as|a\.?k\.?a\.?|sometimes called|often called|"
-                      r"referred to as|commonly called)\s+(?P<name>[A-Za-z0-9][A-Za-z0-9 \-']{1,60}?)"
-                      r"(?=\s*(?:[,.;:()]|\bis\b|\bor\b|\bmeans\b|$))", re.I)
 
 _WORD = re.compile(r"[A-Za-z0-9]+|[.?!;:,()\"]")
 
@@ -87,13 +83,7 @@ def _words(question: str) -> tuple[str, ...]:
 
 def stated_synonyms(text: str) -> frozenset[str]:
     """Names a governed text states for its object ("…, also called unit delivery cost, is…")."""
-    return _stated_synonyms(text)
-
-
-@lru_cache(maxsize=1 << 14)
-def _stated_synonyms(text: str) -> frozenset[str]:
-    # Cached by text: a revision's body is read once, not once per question it is a candidate for.
-    return frozenset(normalize(m.group("name")) for m in _SYNONYM.finditer(text))
+    return stated_names(text)
 
 
 def _same(t: str, v: str) -> bool:

@@ -3,9 +3,12 @@ object answers to (`object_catalog`), name cores and scoring (`_name_score`,
 `_token_score`, `_score_entry`), and the `MatchIndex` that narrows which
 catalog entries can reach the threshold without changing the result
 (`match_objects` equals `match_objects_exhaustive`). Matching reads
-governance metadata only (ids, titles, declared aliases), never document text,
-so it can run before retrieval and decide denials without reading restricted
-content."""
+governance metadata (ids, titles, declared aliases, initialisms derived from
+them) and, of document text, only the other names an approved definition states
+for its own object ("… is also called X", `stated_names`). A name read from
+text never decides a denial (canon/ask/pipeline.py checks a hidden object
+against its metadata names only), so nothing of restricted content reaches a
+response through it."""
 
 import re
 from dataclasses import dataclass, field
@@ -36,6 +39,12 @@ class ObjectEntry:
     domain: str
     # Full object ids ("metric saas mrr"): matched only when written out whole.
     exact: set[str] = field(default_factory=set)
+    # Initialisms derived from its names ("otd", "otdr" of "on time delivery rate"): matched only
+    # when the question writes them whole and in capitals (`derived_initialisms`).
+    initials: dict[str, float] = field(default_factory=dict)   # initialism -> its score
+    # Names an approved definition's text states for its object (`stated_names`): matched only
+    # written out whole; the pipeline trusts one only through a revision the role may see.
+    stated: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -61,8 +70,32 @@ class Catalog(dict):
     match_uses: int = 0
 
 
+# Kinds whose approved text may state other names for its object, and how it states them
+# ("cost per parcel, also called unit delivery cost, is …"; "… sometimes referred to as X").
+STATING_KINDS = ("metric_definition", "semantic_model")
+_SYNONYM = re.compile(r"\b(?:also called|also known as|a\.?k\.?a\.?|sometimes called|often called|"
+                      r"(?:sometimes |also |often |commonly )?referred to as|commonly called|"
+                      r"(?:sometimes |also |often )?known as)\s+(?:the\s+)?"
+                      r"(?P<name>[A-Za-z0-9][A-Za-z0-9 \-']{1,60}?)"
+                      r"(?=\s*(?:[,.;:()]|\bis\b|\bor\b|\bmeans\b|\band\b|$))", re.I)
+
+
+@lru_cache(maxsize=1 << 14)
+def stated_names(text: str) -> frozenset[str]:
+    """Names a governed text states for its object, normalized. Cached by text: a revision's
+    body is read once, not once per question it is a candidate for."""
+    return frozenset(n for n in (normalize(m.group("name")) for m in _SYNONYM.finditer(text))
+                     if n and n not in _STOP and len(n) >= 3)
+
+
+def states_names(d) -> bool:
+    """Whether `d`'s text is read for the names it states (`stated_names`)."""
+    return d.kind in STATING_KINDS and getattr(d.status, "value", d.status) == "approved" and bool(d.text)
+
+
 def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
-    """Names an object answers to: its id, its last id segment, its titles and declared aliases."""
+    """Names an object answers to: its id, its last id segment, its titles and declared aliases,
+    initialisms derived from those, and the names its approved definitions state."""
     catalog: dict[str, ObjectEntry] = Catalog()
     for d in docs:
         parts = d.object_id.split(".")
@@ -76,11 +109,56 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
             entry.names.add(normalize(d.title))
         for alias in d.metadata.get("aliases", []) or []:
             entry.names.add(normalize(str(alias)))
+        if states_names(d):
+            entry.stated |= stated_names(d.text)
     for entry in catalog.values():
         # Short names ("mrr", "gmv") are kept: they match only as whole words.
         entry.names = {n for n in entry.names if n and n not in _STOP and len(n) >= 3}
+        entry.initials = derived_initialisms(entry.names)
+        entry.stated -= entry.names
     catalog.distinctive = _distinctive(catalog)
     return catalog
+
+
+# A derived initialism has at least this many letters: two-letter ones ("nr", "on") are words
+# or noise far more often than names.
+MIN_INITIALISM = 3
+# What a derived initialism scores when the question writes it: above the match threshold and the
+# deny floor, below any name written out whole (100) and an id (101), so a declared alias ("DAU")
+# or a name always beats initials a title happens to share. The initials of a whole name ("AHT",
+# average handle time) beat the same letters abbreviating only the start of a longer name
+# (average handle time for chat) by more than `_pick_concept`'s tie band (0.5); two objects whose
+# whole names share initials tie, and the pipeline asks which one is meant
+# (canon/ask/pipeline.py, `_pick_concept`).
+INITIALISM_SCORE = 92.0
+PREFIX_INITIALISM_SCORE = 91.0
+
+
+def derived_initialisms(names: Iterable[str]) -> dict[str, float]:
+    """The initials of each multi-word name ("annual recurring revenue" -> "arr") and of its
+    leading runs of two or more words ("on time delivery rate" -> "otd" as well as "otdr"), each
+    with its score, minus names the object already has. Only names of words are abbreviated."""
+    names = set(names)
+    out: dict[str, float] = {}
+    for n in names:
+        words = n.split()
+        if len(words) < 2 or any(not w.isalpha() for w in words):
+            continue
+        for j in range(2, len(words) + 1):
+            ini = "".join(w[0] for w in words[:j])
+            if len(ini) >= MIN_INITIALISM and ini not in names and ini not in _STOP:
+                score = INITIALISM_SCORE if j == len(words) else PREFIX_INITIALISM_SCORE
+                out[ini] = max(out.get(ini, 0.0), score)
+    return out
+
+
+_CAPS = re.compile(r"\b([A-Z]{2,})s?\b")
+
+
+def capitalized_words(question: str) -> frozenset[str]:
+    """Words the question writes in capitals ("OTD", "ARRs"), lower-cased: only these can be
+    initialisms. A lower-case word that happens to spell one ("far", "cat") is a word."""
+    return frozenset(m.group(1).lower() for m in _CAPS.finditer(question))
 
 
 def _same_word(a: str, b: str) -> bool:
@@ -195,13 +273,20 @@ def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: frozenset[
 
 def _score_entry(entry: ObjectEntry, q: str, q_tokens: frozenset[str], distinctive: dict[str, set[str]],
                  threshold: float, core_scores: dict[str, float] | None = None,
-                 matched: set[str] | None = None) -> ObjectMatch | None:
-    """The score of one catalog entry for the normalized question `q` (None below the threshold)."""
+                 matched: set[str] | None = None, caps: frozenset[str] = frozenset()) -> ObjectMatch | None:
+    """The score of one catalog entry for the normalized question `q` (None below the threshold);
+    `caps`: the question's words written in capitals (`capitalized_words`)."""
     best, best_name = 0.0, ""
     for name in entry.names:
         s = _name_score(name, q, core_scores, matched)
         if s > best or (s == best and len(name) > len(best_name)):
             best, best_name = s, name
+    for name in entry.stated:
+        if best < 100.0 and f" {name} " in f" {q} ":
+            best, best_name = 100.0, name
+    for ini in sorted(caps.intersection(entry.initials)):
+        if entry.initials[ini] > best:
+            best, best_name = entry.initials[ini], ini
     for name in entry.exact:
         if f" {name} " in f" {q} ":
             best, best_name = 101.0, name
@@ -244,7 +329,7 @@ class MatchIndex:
         core_objects: dict[str, set[str]] = {}          # scoring core (len >= 5) -> object ids
         self.word_names: dict[str, list[tuple[frozenset[str], str]]] = {}  # word -> (name words, object id)
         for entry in catalog.values():
-            for name in entry.names | entry.exact:
+            for name in entry.names | entry.exact | set(entry.initials) | entry.stated:
                 self.phrases.setdefault(name, set()).add(entry.object_id)
             for name in entry.names:
                 words, core = _name_core(name)
@@ -356,13 +441,15 @@ def _match(question: str, catalog: dict[str, ObjectEntry], distinctive: dict[str
     """Score the entries `idx` names as candidates (every entry without an index)."""
     q = normalize(question)
     q_tokens = frozenset(q.split())
+    caps = capitalized_words(question) & q_tokens
     core_scores = matched = None
     if idx is None:
         entries = catalog.values()
     else:
         ids, core_scores, matched = idx.candidates_and_words(q, threshold)
         entries = [catalog[oid] for oid in ids if oid in catalog]
-    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold, core_scores, matched) for e in entries)
+    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold, core_scores, matched, caps)
+                                  for e in entries)
            if m is not None]
     return sorted(out, key=lambda m: (-m.score, m.object_id))
 
