@@ -590,17 +590,46 @@ def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, view
         lin = links.linked(d, view.kind_index("lineage"), p.as_of or d.valid_from, by_id=view.by_id)
         if lin is not None:
             sources |= set(links.raw_sources_from_edges(links.lineage_edges_from_text(lin)))
-    ctx.ensure_freshness(concept, sources)
+    own, graph_sources = _dbt_observed_relations(ctx, concept_docs)
+    sources |= graph_sources
+    ctx.ensure_freshness(concept, sources | own)
     fx = ctx.freshness_index(ctx.view(role))
     # Snapshots of the concept's family or observing one of its raw sources, in document order.
-    hit = set(fx.by_family.get(links._family(concept), ()))
-    for src in sources:
-        hit.update(fx.by_source.get(src, ()))
+    of_family = set(fx.by_family.get(links._family(concept), ()))
+    hit = set(of_family)
+    observed = {src.lower(): src for src in fx.by_source}
+    for src in sources | own:
+        hit.update(fx.by_source.get(observed.get(src.lower(), src), ()))
     chosen = _pick_snapshot(fx, hit, p)
     if chosen is None:
         return calculate.no_observation(role, p.as_of)
     observed_at, obs = fx.observed[chosen]
-    return calculate.freshness(fx.snapshots[chosen], observed_at, obs, role, p.as_of)
+    unobserved: list[str] = []
+    if chosen not in of_family:
+        # A snapshot of many sources (dbt's sources.json): only the concept's own are its answer,
+        # and its sources the snapshot has no reading for are said to be unobserved.
+        wanted = {s.lower() for s in sources | own}
+        obs = [o for o in obs if o["source"].lower() in wanted]
+        seen = {o["source"].lower() for o in obs}
+        unobserved = sorted(s for s in sources if s.lower() not in seen)
+    return calculate.freshness(fx.snapshots[chosen], observed_at, obs, role, p.as_of, unobserved=unobserved)
+
+
+def _dbt_observed_relations(ctx: AskContext, concept_docs: list[Document]) -> tuple[set[str], set[str]]:
+    """The relations whose freshness is a dbt node's: (its own relation, the name `dbt source
+    freshness` reports a source by and a seed of the same table shares; the relations of the
+    sources upstream of it in the dbt graph, as a model is as fresh as the raw data it is built
+    from)."""
+    own: set[str] = set()
+    upstream_sources: set[str] = set()
+    graph = ctx.con is not None and has_dbt_tables(ctx.con)
+    for d in concept_docs:
+        if d.metadata.get("relation_name"):
+            own.add(str(d.metadata["relation_name"]))
+        if graph and d.metadata.get("dbt_unique_id"):
+            upstream_sources |= {n["relation_name"] or n["id"]
+                                 for n in upstream(ctx.con, d.metadata["dbt_unique_id"]).sources()}
+    return own, upstream_sources
 
 
 # How a question says its words name a table ("the orders source table").
