@@ -349,7 +349,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         return lineage_of(ctx.con, primary, ctx.docs, day, role, ctx.policy, supporting=supporting)
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
         answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
-    elif (about := compose.metadata_answer(primary, p.intents, day)) is not None:
+    elif (about := compose.metadata_answer(primary, p.intents, day, claims)) is not None:
         answer, claims = about
 
     conflicts = _named_conflicts(ctx, p, primary, shown, role)
