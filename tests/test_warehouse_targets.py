@@ -172,8 +172,9 @@ def _free_port() -> int:
 
 
 def _as_postgres(*cmd: str, **kw) -> subprocess.CompletedProcess:
-    # initdb and postgres refuse to run as root: the `postgres` system user runs them.
-    out = subprocess.run(["runuser", "-u", "postgres", "--", *cmd], capture_output=True, text=True, **kw)
+    # initdb and postgres refuse to run as root: as root, the `postgres` system user runs them.
+    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    out = subprocess.run([*prefix, *cmd], capture_output=True, text=True, **kw)
     assert out.returncode == 0, f"{cmd[0]}: {out.stdout[-2000:]}{out.stderr[-2000:]}"
     return out
 
@@ -191,9 +192,9 @@ def postgres():
     sockets.mkdir()
     user, password = "canon_test", secrets.token_urlsafe(18)
     (root / "pwfile").write_text(password + "\n")
-    shutil.chown(root, "postgres")
-    for p in (sockets, root / "pwfile"):
-        shutil.chown(p, "postgres")
+    if os.geteuid() == 0:
+        for p in (root, sockets, root / "pwfile"):
+            shutil.chown(p, "postgres")
     _as_postgres(str(bindir / "initdb"), "-D", str(data), "-U", user, "--pwfile", str(root / "pwfile"),
                  "--auth", "scram-sha-256", "-E", "UTF8", "--no-sync", timeout=120)
     (root / "pwfile").unlink()
