@@ -34,8 +34,9 @@ import pytest
 from canon.ask import calculate
 from canon.core.settings import ENV_CONFIG, ENV_KEYS, load_settings
 from canon.models.documents import Document
+from canon.sources.dbt.semantic.errors import NotComputable
 from canon.sources.dbt.semantic.metric_values import MetricEngine
-from canon.sources.dbt.semantic.target import configured_warehouse
+from canon.sources.dbt.semantic.target import configured_warehouse, resolve_target
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "fixtures" / "projects" / "warehouse_shop"
@@ -144,6 +145,28 @@ def test_a_profile_dbt_cannot_render_is_a_reason_naming_the_file(duckdb_team):
     assert "SHOP_PG_PORT" in engine.last_reason and "'pg'" in engine.last_reason
     r = calculate.metric_value(_metric_doc("completed_sales"), AUG, SEP, engine, "analyst")
     assert r.action == "abstain" and r.reason == "metric_not_computable" and "SHOP_PG_PORT" in r.answer
+
+
+def test_a_broken_profile_never_echoes_a_value_nor_prints(tmp_path, capfd):
+    """dbt's credential checks quote the offending value, and dbt prints its events to stdout
+    (where `canon ask --json` writes): the reason keeps neither."""
+    shutil.copytree(PROJECT, tmp_path / "shop")
+    secret = secrets.token_urlsafe(12)
+    (tmp_path / "shop" / "profiles.yml").write_text(
+        "warehouse_shop:\n  target: typo\n  outputs:\n"
+        f"    typo: {{type: postgres, host: 127.0.0.1, port: '{secret}', user: u, password: '{secret}', "
+        "dbname: d, schema: s}\n"
+        f"    gone: {{type: nosuchadapter, password: '{secret}'}}\n")
+    reasons = {}
+    for target in ("typo", "gone"):
+        with pytest.raises(NotComputable) as err:
+            resolve_target(tmp_path / "shop", tmp_path / "shop", target, _clean_env())
+        reasons[target] = str(err.value)
+        assert str(tmp_path / "shop" / "profiles.yml") in reasons[target] and f"'{target}'" in reasons[target]
+        assert secret not in reasons[target]
+    assert "not of type 'integer'" in reasons["typo"] and "nosuchadapter" in reasons["gone"]
+    out = capfd.readouterr()
+    assert secret not in out.out + out.err and "nosuchadapter" not in out.out
 
 
 def test_artifacts_mode_reads_no_profile_and_says_so(duckdb_team):
@@ -282,6 +305,16 @@ def test_the_median_is_standard_sql_on_postgresql(pg_team, postgres):
     assert r["action"] == "calculate", r["answer"]
     assert "percentile_cont(0.5) within group" in r["calculation"]["sql"]
     assert r["calculation"]["value"] == pytest.approx(float(statistics.median(amounts)))
+
+
+def test_a_refused_connection_is_unavailable_without_the_password(pg_team):
+    base, config, env = pg_team
+    wrong = {**env, "SHOP_PG_PASSWORD": secrets.token_urlsafe(18)}
+    engine = _engine(config, base / "state-pg" / "dbt_artifacts", wrong)
+    r = calculate.metric_value(_metric_doc("completed_sales"), AUG, SEP, engine, "analyst")
+    assert r.action == "abstain" and r.reason == "semantic_layer_unavailable"
+    assert "password authentication failed" in r.answer and "'pg'" in r.answer
+    assert wrong["SHOP_PG_PASSWORD"] not in r.answer and env["SHOP_PG_PASSWORD"] not in r.answer
 
 
 def test_no_password_is_stored_under_the_home(pg_team):

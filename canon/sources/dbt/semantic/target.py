@@ -22,16 +22,19 @@ needs a metric value (canon/registry/workspace.py builds the engine lazily).
 
 from __future__ import annotations
 
+import contextlib
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import yaml
 
 from canon.sources.dbt.semantic.errors import NotComputable
 
 _DBT_LOCK = threading.Lock()   # dbt's global flags are set once per process
+_QUIET_LOCK = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -73,9 +76,38 @@ def project_profile_name(project_dir: Path) -> str:
     return name.strip()
 
 
+@contextlib.contextmanager
+def quiet_dbt() -> Iterator[None]:
+    """dbt's event loggers off for one call: importing dbt_common adds a stdout logger, and an
+    event (e.g. an adapter that fails to import) would land in `canon ask --json`'s output."""
+    with _QUIET_LOCK:
+        from dbt_common.events.event_manager_client import get_event_manager
+
+        manager = get_event_manager()
+        saved, manager.loggers = list(manager.loggers), []
+        try:
+            yield
+        finally:
+            manager.loggers = saved
+
+
+def safe_message(exc: BaseException, env: Mapping[str, str]) -> str:
+    """dbt's message on one line, with no value in it: dbt's secret variables (DBT_ENV_SECRET_*)
+    scrubbed as dbt scrubs them, and the value a credentials check quotes ("'x' is not of type
+    'integer'") dropped, since that value may be a secret."""
+    text = " ".join(str(exc).split())
+    for key, value in env.items():
+        if key.startswith("DBT_ENV_SECRET_") and value.strip():
+            text = text.replace(value, "*****")
+    return _QUOTED_VALUE.sub("a value is not of type", text)
+
+
+_QUOTED_VALUE = re.compile(r"(?:'[^']*'|\S+) is not of type")
+
+
 def _render_profile(profiles_dir: Path, profile: str, target: str | None, env: Mapping[str, str]):
     """dbt's Profile for (profile, target), rendered with `env` as dbt's environment."""
-    with _DBT_LOCK:
+    with _DBT_LOCK, quiet_dbt():
         from argparse import Namespace
 
         from dbt.config.profile import Profile, read_profile
@@ -87,12 +119,12 @@ def _render_profile(profiles_dir: Path, profile: str, target: str | None, env: M
             # The one global flag rendering a profile reads (dbt/config/profile.py, Profile.__init__);
             # dbt's full flag set (dbt.flags.set_from_args) would import dbt's CLI, about 1 s more.
             set_flags(Namespace(**{**vars(get_flags()), "LOG_CACHE_EVENTS": False}))
-    # env_var() reads dbt's invocation context (a context variable: this thread only).
-    set_invocation_context(dict(env))
-    raw = read_profile(str(profiles_dir))
-    if not raw:
-        raise NotComputable(f"{profiles_dir / 'profiles.yml'} does not exist or is empty")
-    return Profile.from_raw_profiles(raw, profile, ProfileRenderer({}), target_override=target)
+        # env_var() reads dbt's invocation context (a context variable: this thread only).
+        set_invocation_context(dict(env))
+        raw = read_profile(str(profiles_dir))
+        if not raw:
+            raise NotComputable(f"{profiles_dir / 'profiles.yml'} does not exist or is empty")
+        return Profile.from_raw_profiles(raw, profile, ProfileRenderer({}), target_override=target)
 
 
 def resolve_target(project_dir: Path, profiles_dir: Path, target: str | None,
@@ -107,8 +139,8 @@ def resolve_target(project_dir: Path, profiles_dir: Path, target: str | None,
     except NotComputable:
         raise
     except Exception as exc:  # dbt's DbtProfileError, EnvVarMissingError, a credentials validation error
-        # dbt's message names the profile, target or variable; it never holds a rendered value.
-        detail = " ".join(str(exc).split())
+        # dbt's message names the profile, target or variable; safe_message drops any value in it.
+        detail = safe_message(exc, env)
         raise NotComputable(f"{profiles_file}: profile {profile_name!r}"
                             f"{f', target {target!r}' if target else ''} cannot be rendered by dbt: {detail}") from None
     creds = profile.credentials

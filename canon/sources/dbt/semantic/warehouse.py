@@ -24,6 +24,7 @@ Three warehouses, one interface (`catalog`, `catalogs`, `dialect`, `session()`):
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -35,6 +36,7 @@ import duckdb
 from canon.core.errors import CanonRunError
 from canon.sources.dbt.semantic.errors import NotComputable
 from canon.sources.dbt.semantic.sql import MetricQuery, query_id_of
+from canon.sources.dbt.semantic.target import quiet_dbt, safe_message
 
 
 @dataclass
@@ -162,10 +164,11 @@ class AdapterWarehouse:
             raise NotComputable(f"{t.describe}: dbt adapter {t.adapter!r} is not installed: {exc}") from None
         conn = Connection(type=t.adapter, name="canon_metric_value", credentials=t.credentials)
         try:
-            manager.open(conn)
+            with quiet_dbt():
+                manager.open(conn)
         except Exception as exc:  # dbt's FailedToConnectError: the message names host and database, no password
             raise CanonRunError(f"{t.describe}: cannot connect to the {t.adapter} warehouse: "
-                                f"{' '.join(str(exc).split())}") from None
+                                f"{safe_message(exc, os.environ)}") from None
         handle = conn.handle
         errors = tuple(e for e in (getattr(_dbapi_module(handle), "Error", None),) if isinstance(e, type)) or (Exception,)
         try:
