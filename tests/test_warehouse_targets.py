@@ -147,6 +147,17 @@ def test_a_profile_dbt_cannot_render_is_a_reason_naming_the_file(duckdb_team):
     assert r.action == "abstain" and r.reason == "metric_not_computable" and "SHOP_PG_PORT" in r.answer
 
 
+def test_the_demo_is_the_same_rule_on_its_own_profile(tmp_path):
+    """dbt_project/profiles.yml reads CANON_HOME: the demo's warehouse is <home>/warehouse.duckdb."""
+    env = _clean_env()
+    env.pop("CANON_HOME", None)
+    settings = load_settings(env)
+    assert settings.is_demo
+    wh = configured_warehouse(settings, tmp_path, env).resolved()
+    assert wh.path == tmp_path.resolve() / "warehouse.duckdb" and wh.catalog == "warehouse"
+    assert [(a.alias, a.path) for a in wh.attached] == [("raw", str(tmp_path.resolve() / "raw.duckdb"))]
+
+
 def test_a_broken_profile_never_echoes_a_value_nor_prints(tmp_path, capfd):
     """dbt's credential checks quote the offending value, and dbt prints its events to stdout
     (where `canon ask --json` writes): the reason keeps neither."""

@@ -64,7 +64,7 @@ class WarehouseTarget:
 
 
 def project_profile_name(project_dir: Path) -> str:
-    """The `profile:` of dbt_project.yml (dbt's own default when it is missing: none, an error)."""
+    """The `profile:` of dbt_project.yml (dbt has no default: a project without one is an error)."""
     project_file = project_dir / "dbt_project.yml"
     try:
         data = yaml.safe_load(project_file.read_text(encoding="utf-8")) or {}
@@ -116,8 +116,8 @@ def _render_profile(profiles_dir: Path, profile: str, target: str | None, env: M
         from dbt_common.context import set_invocation_context
 
         if not hasattr(get_flags(), "LOG_CACHE_EVENTS"):
-            # The one global flag rendering a profile reads (dbt/config/profile.py, Profile.__init__);
-            # dbt's full flag set (dbt.flags.set_from_args) would import dbt's CLI, about 1 s more.
+            # The one global flag building a dbt Profile reads (LOG_CACHE_EVENTS); dbt's full flag
+            # set (dbt.flags.set_from_args) would import dbt's CLI, about 1 s more.
             set_flags(Namespace(**{**vars(get_flags()), "LOG_CACHE_EVENTS": False}))
         # env_var() reads dbt's invocation context (a context variable: this thread only).
         set_invocation_context(dict(env))
