@@ -75,8 +75,12 @@ def metric_value(primary: Document, start: dt.date, end: dt.date, metric_values:
                                      "period_start": start.isoformat(), "period_end": end.isoformat(),
                                      "sql": result["sql"], "query_id": result["query_id"]})
     if result is None:
+        # The engine keeps why (canon/sources/dbt/semantic/metric_values.py, MetricEngine.last_reason):
+        # an unsupported metric type, a relation missing from the warehouse, no usable dbt profile.
+        why = getattr(metric_values, "last_reason", None)
         return Response(action="abstain", role=role, as_of=last, reason="metric_not_computable",
-                        answer=f"{primary.doc_id} governs {name}, but the semantic layer cannot compute it.",
+                        answer=f"{primary.doc_id} governs {name}, but the semantic layer cannot compute it"
+                               + (f": {why.rstrip('.')}." if why else "."),
                         evidence=[Evidence.of(primary, "primary")])
     answer = (f"Net value of {primary.object_id} for {name} under {primary.doc_id}: "
               f"{result['value']:,.2f} {result.get('unit', '')}".rstrip() + f" (query: {result['query_id']}).")
