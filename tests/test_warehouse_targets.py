@@ -36,7 +36,12 @@ from canon.core.settings import ENV_CONFIG, ENV_KEYS, load_settings
 from canon.models.documents import Document
 from canon.sources.dbt.semantic.errors import NotComputable
 from canon.sources.dbt.semantic.metric_values import MetricEngine
-from canon.sources.dbt.semantic.target import configured_warehouse, resolve_target
+from canon.sources.dbt.semantic.target import (
+    configured_warehouse,
+    dbt_rendered_target,
+    plain_duckdb_target,
+    resolve_target,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "fixtures" / "projects" / "warehouse_shop"
@@ -156,6 +161,36 @@ def test_the_demo_is_the_same_rule_on_its_own_profile(tmp_path):
     wh = configured_warehouse(settings, tmp_path, env).resolved()
     assert wh.path == tmp_path.resolve() / "warehouse.duckdb" and wh.catalog == "warehouse"
     assert [(a.alias, a.path) for a in wh.attached] == [("raw", str(tmp_path.resolve() / "raw.duckdb"))]
+
+
+def test_a_plain_duckdb_profile_is_read_as_dbt_renders_it_without_importing_dbt(tmp_path):
+    """A profile whose only Jinja is env_var() is read without dbt (importing dbt is seconds of a
+    `canon ask` process): the same target dbt renders, for the demo's profile and each DuckDB target
+    of the fixture; anything else (a filter, an unset variable, another adapter) goes to dbt."""
+    env = {**_clean_env(), "CANON_HOME": str(tmp_path / "home")}
+    cases = [(ROOT / "dbt_project", "canon_demo", None), (PROJECT, "warehouse_shop", "books"),
+             (PROJECT, "warehouse_shop", "ledger")]
+    for project, profile, target in cases:
+        plain = plain_duckdb_target(project, project, profile, target, env)
+        assert plain is not None, (project, target)
+        assert plain == dbt_rendered_target(project, project, profile, target, env), (project, target)
+    assert plain_duckdb_target(PROJECT, PROJECT, "warehouse_shop", "pg", {**env, "SHOP_PG_PORT": "5"}) is None
+    (tmp_path / "p").mkdir()
+    for body in ("{path: \"{{ env_var('UNSET_ANYWHERE') }}/w.duckdb\"}",        # unset, no default
+                 "{path: \"{{ env_var('CANON_HOME') | lower }}/w.duckdb\"}",   # a filter
+                 "{path: w.duckdb, database: other}"):                         # contradicts the path
+        (tmp_path / "p" / "profiles.yml").write_text(f"p:\n  target: t\n  outputs:\n    t: {{type: duckdb, "
+                                                      f"{body[1:-1]}}}\n")
+        assert plain_duckdb_target(tmp_path / "p", tmp_path / "p", "p", None, env) is None, body
+    with_default = "{path: \"{{ env_var('UNSET_ANYWHERE', '/srv/dw') }}/w.duckdb\"}"
+    (tmp_path / "p" / "profiles.yml").write_text(f"p:\n  target: t\n  outputs:\n    t: {{type: duckdb, "
+                                                  f"{with_default[1:-1]}}}\n")
+    assert plain_duckdb_target(tmp_path / "p", tmp_path / "p", "p", None, env).path == Path("/srv/dw/w.duckdb")
+    probe = ("import sys; from pathlib import Path; from canon.sources.dbt.semantic.target import resolve_target; "
+             f"t = resolve_target(Path({str(ROOT / 'dbt_project')!r}), Path({str(ROOT / 'dbt_project')!r}), None, "
+             f"{{'CANON_HOME': {str(tmp_path)!r}}}); print(t.database, 'dbt.config' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["warehouse", "False"], out.stdout + out.stderr
 
 
 def test_a_broken_profile_never_echoes_a_value_nor_prints(tmp_path, capfd):

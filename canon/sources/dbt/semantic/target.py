@@ -127,13 +127,88 @@ def _render_profile(profiles_dir: Path, profile: str, target: str | None, env: M
         return Profile.from_raw_profiles(raw, profile, ProfileRenderer({}), target_override=target)
 
 
+# The one Jinja expression a plain profile may hold: `{{ env_var('NAME') }}` or
+# `{{ env_var('NAME', 'default') }}`, single or double quotes, no filter.
+_ENV_VAR = re.compile(r"""\{\{\s*env_var\(\s*(['"])([A-Za-z_][A-Za-z0-9_]*)\1\s*(?:,\s*(['"])([^'"{}]*)\3\s*)?\)\s*\}\}""")
+_JINJA = ("{{", "{%", "{#")
+
+
+def _render_plain(value: Any, env: Mapping[str, str]) -> Any:
+    """`value` (a profile's parsed YAML) with each env_var() replaced as dbt renders it, or
+    LookupError when anything else needs dbt: another expression, a filter, an unset variable
+    without a default."""
+    if isinstance(value, dict):
+        return {k: _render_plain(v, env) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_render_plain(v, env) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def one(m: re.Match) -> str:
+        name, default = m.group(2), m.group(4)
+        if name in env:
+            return env[name]
+        if default is not None:
+            return default
+        raise LookupError(name)
+
+    out = _ENV_VAR.sub(one, value)
+    if any(j in _ENV_VAR.sub("", value) for j in _JINJA):
+        raise LookupError("jinja")
+    return out
+
+
+def plain_duckdb_target(project_dir: Path, profiles_dir: Path, profile_name: str, target: str | None,
+                        env: Mapping[str, str]) -> WarehouseTarget | None:
+    """The DuckDB target of a profile that needs no dbt to render, read without importing dbt
+    (importing it is about 4 s of a `canon ask` process): YAML whose only Jinja is env_var().
+    The same values dbt-duckdb derives (its DuckDBCredentials: `database` is the path's catalog
+    unless the profile names an attach alias). Anything else is None, and dbt renders it and
+    says what is wrong: another adapter, another expression, an unset variable, a path that is
+    not a local file, a `database` the path contradicts. tests/test_warehouse_targets.py
+    compares both readings."""
+    try:
+        raw = yaml.safe_load((profiles_dir / "profiles.yml").read_text(encoding="utf-8"))
+        profile = (raw or {})[profile_name]
+        # Only what dbt reads for this target is rendered (another output may need dbt).
+        name = target or _render_plain(profile.get("target"), env) or "default"
+        out = _render_plain(profile["outputs"][name], env)
+    except (OSError, yaml.YAMLError, LookupError, TypeError, AttributeError):
+        return None
+    path = out.get("path") if isinstance(out, dict) else None
+    if out.get("type") != "duckdb" or not isinstance(path, str) or not path or path == ":memory:" \
+            or "://" in path or path.startswith("md:") or out.get("remote"):
+        return None
+    attach = out.get("attach") or []
+    if not isinstance(attach, list) or not all(isinstance(a, dict) and isinstance(a.get("path"), str) for a in attach):
+        return None
+    aliases = [a["alias"] for a in attach if a.get("alias")]
+    database = out.get("database", _catalog_of(path))
+    if database != _catalog_of(path) and database not in aliases:
+        return None
+    return WarehouseTarget(
+        adapter="duckdb", profile=profile_name, target=name, database=str(database),
+        profiles_file=profiles_dir / "profiles.yml", path=Path(_local(path, project_dir)),
+        attached=tuple(Attached(alias=a.get("alias") or _catalog_of(a["path"]), path=_local(a["path"], project_dir),
+                                type=a.get("type")) for a in attach))
+
+
 def resolve_target(project_dir: Path, profiles_dir: Path, target: str | None,
                    env: Mapping[str, str]) -> WarehouseTarget:
     """The warehouse of the configured dbt target, or NotComputable naming the file and why.
 
     `env` is the environment dbt would see (the demo's profile reads CANON_HOME from it)."""
-    profiles_file = profiles_dir / "profiles.yml"
     profile_name = project_profile_name(project_dir)
+    plain = plain_duckdb_target(project_dir, profiles_dir, profile_name, target, env)
+    if plain is not None:
+        return plain
+    return dbt_rendered_target(project_dir, profiles_dir, profile_name, target, env)
+
+
+def dbt_rendered_target(project_dir: Path, profiles_dir: Path, profile_name: str, target: str | None,
+                        env: Mapping[str, str]) -> WarehouseTarget:
+    """resolve_target through dbt's own rendering (every profile dbt reads)."""
+    profiles_file = profiles_dir / "profiles.yml"
     try:
         profile = _render_profile(profiles_dir, profile_name, target, env)
     except NotComputable:
