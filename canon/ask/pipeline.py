@@ -33,7 +33,7 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailable, resolve_object
-from canon.ask.understanding.coverage import coverage, stated_synonyms
+from canon.ask.understanding.coverage import coverage, describes, stated_synonyms
 from canon.ask.understanding.match import _STOP, ObjectMatch, _same_word, normalize, object_catalog
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
@@ -408,6 +408,16 @@ def _coverage(ctx, object_id: str, question: str, role: str):
     return cov
 
 
+def _described(ctx, doc: Document, question: str, role: str) -> bool:
+    """Retrieval's top governed hit, whose names the question does not use, is what the question
+    describes only when its names and visible approved definitions use the question's words."""
+    shown = ctx.view(role).shown_ids
+    text = " ".join([*ctx.catalog[doc.object_id].names,
+                     *(d.text for d in ctx.by_object.get(doc.object_id, [])
+                       if d.doc_id in shown and d.status == Status.approved)])
+    return describes(question, text)
+
+
 def _covers(ctx, object_id: str, question: str, role: str) -> bool:
     """The object's names account for every word of the question's object phrase."""
     return _coverage(ctx, object_id, question, role).covered
@@ -567,7 +577,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         further = [d for d in ordered[5:] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
         for i, d in enumerate(governed + further):
             cov = _coverage(ctx, d.object_id, p.text, role)
-            if cov.covered and (cov.phrase or i == 0):
+            if cov.covered and (cov.phrase or (i == 0 and _described(ctx, d, p.text, role))):
                 return d.object_id, None
         return None, Response(action="abstain", role=role, as_of=p.as_of, reason="no_matching_object",
                               answer="No governed object matches the name in the question; the closest ones are "
