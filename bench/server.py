@@ -15,8 +15,6 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +27,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from bench.loopback import free_port, serving
 from bench.pipeline import TimedEmbedder, pipeline, public
 from bench.questions import governed_questions
 from bench.settings import REPO, ROLE
@@ -80,12 +79,6 @@ def prepare(corpus: Path, home: Path) -> dict[str, Any]:
 # ---------------------------------------------------------------- the server process
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def write_tokens(path: Path, token: str) -> None:
     """The server-side tokens file (docs/contracts.md, "Context server"): one token for ROLE."""
     path.write_text(f"tokens:\n  - sha256: {hashlib.sha256(token.encode()).hexdigest()}\n"
@@ -115,36 +108,16 @@ def _proc_peak_rss_mb(pid: int) -> float | None:
 def http_server(home: Path, tokens: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     """`canon serve http` bound to 127.0.0.1 on a free port, until it accepts connections; stopped
     by its pid (SIGTERM, then SIGKILL) however the body ends."""
-    port = _free_port()
+    port = free_port()
     log_path = home / "server.log"
     cmd = [sys.executable, "-m", "canon.cli.main", "serve", "http", "--host", "127.0.0.1", "--port", str(port),
            "--tokens", str(tokens)]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     with open(log_path, "wb") as err:
         proc = subprocess.Popen(cmd, cwd=str(REPO), env=env, stdout=subprocess.DEVNULL, stderr=err)
-    try:
-        deadline = now() + READY_TIMEOUT_S
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"canon serve http exited with {proc.returncode}: "
-                                       f"{log_path.read_text(errors='replace')[-2000:]}") from None
-                if now() > deadline:
-                    raise RuntimeError(f"canon serve http did not listen on port {port} within "
-                                       f"{READY_TIMEOUT_S:.0f} s; see {log_path}") from None
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp", proc
-    finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.kill(proc.pid, signal.SIGKILL)
-                proc.wait()
+    with serving(proc, port, READY_TIMEOUT_S, lambda: f"see {log_path}: "
+                 f"{log_path.read_text(errors='replace')[-2000:]}") as url:
+        yield url, proc
 
 
 class Tally:

@@ -196,3 +196,16 @@ def test_build_in_project_mode_runs_the_teams_dbt_outside_its_folder(tmp_path):
         assert con.execute("SELECT count(*) FROM customers").fetchone()[0] == 2
     finally:
         con.close()
+
+
+def test_a_reader_that_closes_the_pipe_gets_no_traceback(artifacts, tmp_path):
+    """`canon doctor | head -1`: the reader goes away before Canon has written; Canon stops quietly."""
+    assert canon("init", "--dbt-artifacts", str(artifacts), "--default-roles", "analyst",
+                 cwd=tmp_path).returncode == 0
+    clean = {k: v for k, v in os.environ.items() if k not in (ENV_CONFIG, *ENV_KEYS, "DAGSTER_HOME")}
+    proc = subprocess.Popen([CANON, "doctor"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                            env={**clean, ENV_CONFIG: str(tmp_path / "canon.yml")})
+    proc.stdout.close()   # before the first line: every write of Canon's meets a closed pipe
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 1
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

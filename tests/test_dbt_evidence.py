@@ -138,3 +138,46 @@ def test_sources_semantic_models_and_saved_queries_are_concepts_a_question_can_n
     assert ask(ctx, "What is the definition of orders?", ROLE).evidence[0].doc_id == "metric.jaffle_shop.orders"
     assert ask(ctx, "What is the grain of orders?", ROLE).evidence[0].doc_id == "model.jaffle_shop.orders"
     con.close()
+
+
+def _observed_sets(external_dir) -> list[str]:
+    return [f for f in sorted(SETS) if any(
+        d.kind == "freshness_snapshot" and "max_loaded_at" in d.text for d in documents_from_bundle(
+            read_artifacts(external_dir / f, column_lineage=False, **artifact_names(external_dir / f)),
+            default_roles=(ROLE,)))]
+
+
+def test_a_source_and_the_models_built_on_it_answer_freshness_from_dbt_source_freshness(external_dir, tmp_path):
+    """`dbt source freshness` reports a source by its relation (sources.json); a question names the source by
+    its dbt name, or names a model downstream of it. Both are answered from the reading of that relation
+    alone, and a model's upstream sources without a reading are named as such."""
+    folders = _observed_sets(external_dir)
+    assert folders, "no vendored set carries a sources.json reading"
+    for folder in folders:
+        bundle = read_artifacts(external_dir / folder, column_lineage=False, **artifact_names(external_dir / folder))
+        docs = documents_from_bundle(bundle, default_roles=(ROLE,))
+        con, ctx = _workspace(tmp_path / folder, bundle, docs)
+        snapshot = next(d for d in docs if d.kind == "freshness_snapshot")
+        sources = [d for d in docs if d.kind == "source_table" and d.metadata.get("relation_name")]
+        observed = [d for d in sources if f"{d.metadata['relation_name']} max_loaded_at" in snapshot.text]
+        assert observed, folder
+        for src in observed:
+            relation = src.metadata["relation_name"]
+            for question in (f"Is {src.object_id.rsplit('.', 1)[1]} fresh?", f"Is {relation} fresh?"):
+                r = ask(ctx, question, ROLE)
+                assert r.action == "calculate", (question, r.answer)
+                assert [f.source for f in r.freshness] == [relation], (question, r.answer)
+                assert r.evidence[0].doc_id == snapshot.doc_id
+        # The models whose upstream sources include an observed one, by unique id; the first askable one.
+        relations = {d.metadata["relation_name"] for d in observed}
+        models = [m for m in _askable(docs, "model_schema")
+                  if relations & {n["relation_name"] for n in upstream(con, m.metadata["dbt_unique_id"]).sources()}]
+        assert models, folder
+        model = models[0]
+        upstream_sources = {n["relation_name"] for n in upstream(con, model.metadata["dbt_unique_id"]).sources()}
+        r = ask(ctx, f"Is {_phrase(model)} fresh?", ROLE)
+        assert r.action == "calculate", r.answer
+        assert {f.source for f in r.freshness} == upstream_sources & relations, r.answer
+        for unread in sorted(upstream_sources - relations):
+            assert unread in r.answer.rsplit("No freshness reading for", 1)[1], r.answer
+        con.close()

@@ -1,6 +1,6 @@
 """"Who owns …" and "is … deprecated" are answered from the governing revision's
 metadata (owner, deprecation_date: what dbt-derived documents carry), and a
-revision recording neither is answered with its definition as before. Energy
+revision recording neither says so, citing its definition. Energy
 documents, a domain no gold set uses."""
 
 from __future__ import annotations
@@ -39,10 +39,15 @@ def test_who_owns_is_answered_from_the_owner_metadata(ctx):
         assert [e.doc_id for e in resp.evidence] == ["model.energy.fct_meter_reads.v1"]
         assert "owned by Grid analytics" in resp.answer
         assert [c.supported_span for c in resp.claims] == ["Owner: Grid analytics (group grid)."]
-    # A revision that records no owner is answered with its definition, as before.
+    # A revision that records no owner says so (not its definition alone), citing its definition.
     resp = ask(ctx, "Who owns fct_tariffs?", "analyst", D("2026-06-01"))
     assert resp.action == "answer" and "owned by" not in resp.answer
+    assert "No owner is recorded for model.energy.fct_tariffs.v1." in resp.answer
     assert resp.claims[0].supported_span == "One row per tariff plan and day."
+    dbt_node = _model("model.energy.dim_sites", "dim_sites", "One row per site.", derived_from_dbt=True)
+    ctx.docs = [*ctx.docs, dbt_node]
+    resp = ask(ctx, "Who owns dim_sites?", "analyst", D("2026-06-01"))
+    assert "No owner is recorded for model.energy.dim_sites.v1 in dbt (no group owner, no meta.owner)." in resp.answer
 
 
 def test_is_deprecated_reads_the_deprecation_date_against_the_question_date(ctx):
@@ -51,4 +56,6 @@ def test_is_deprecated_reads_the_deprecation_date_against_the_question_date(ctx)
     after = ask(ctx, "Is fct_meter_reads deprecated?", "analyst", D("2026-10-15"))
     assert "was deprecated on 2026-09-30" in after.answer
     assert [c.supported_span for c in after.claims] == ["Deprecation date: 2026-09-30."]
+    never = ask(ctx, "Is fct_tariffs deprecated?", "analyst", D("2026-10-15"))
+    assert never.action == "answer" and "No deprecation date is recorded for model.energy.fct_tariffs.v1." in never.answer
 

@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -29,6 +28,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from bench.loopback import free_port, serving
 from canon.index import publish as index
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.models.documents import Document
@@ -99,12 +99,6 @@ def stdio_client(home: Path, role: str) -> Client:
                                         env=_env(home)), read_timeout_seconds=120)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _write_tokens(path: Path, entries: list[tuple[str, str, str]]) -> None:
     """(token, principal, role) -> the server-side file of sha256 hashes."""
     lines = ["tokens:"]
@@ -116,27 +110,13 @@ def _write_tokens(path: Path, entries: list[tuple[str, str, str]]) -> None:
 
 @contextmanager
 def http_server(home: Path, tokens: Path):
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(_serve("http", "--host", "127.0.0.1", "--port", str(port), "--tokens", str(tokens)),
                             env=_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                assert proc.poll() is None, proc.stderr.read().decode()
-                assert time.monotonic() < deadline, "server did not start"
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp", proc
-    finally:
-        os.kill(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
+    # Its stderr is read only once it has exited (a read from a live server's pipe would block).
+    with serving(proc, port, 60, lambda: proc.stderr.read().decode(errors="replace")[-2000:]
+                 if proc.poll() is not None else "still running") as url:
+        yield url, proc
 
 
 @asynccontextmanager
@@ -536,11 +516,11 @@ def test_a_broken_tokens_file_is_an_input_error_naming_it(demo, tmp_path):
     home, _ = demo
     bad = tmp_path / "tokens.yml"
     bad.write_text("tokens:\n  - sha256: not-a-hash\n    principal: alice\n    role: analyst\n")
-    out = subprocess.run(_serve("http", "--port", str(_free_port()), "--tokens", str(bad)), env=_env(home),
+    out = subprocess.run(_serve("http", "--port", str(free_port()), "--tokens", str(bad)), env=_env(home),
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "tokens.yml" in out.stderr and "sha256" in out.stderr
     assert "not-a-hash" not in out.stderr and "Traceback" not in out.stderr
-    out = subprocess.run(_serve("http", "--port", str(_free_port()), "--tokens", str(tmp_path / "none.yml")),
+    out = subprocess.run(_serve("http", "--port", str(free_port()), "--tokens", str(tmp_path / "none.yml")),
                          env=_env(home), capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "none.yml" in out.stderr and "not found" in out.stderr
 

@@ -23,8 +23,9 @@ def no_observation(role: str, as_of: dt.date | None) -> Response:
 
 
 def freshness(snap: Document, observed_at: dt.datetime | None, obs: list[dict], role: str,
-              as_of: dt.date | None) -> Response:
-    """Each observed source's age at the snapshot's observation time against its SLA."""
+              as_of: dt.date | None, unobserved: list[str] = ()) -> Response:
+    """Each observed source's age at the snapshot's observation time against its SLA;
+    `unobserved`: the object's sources the snapshot has no reading for (named, never guessed)."""
     if observed_at is None or not obs:
         # A snapshot without an observation time or per-source readings: nothing to compute from.
         return no_observation(role, as_of)
@@ -39,6 +40,8 @@ def freshness(snap: Document, observed_at: dt.datetime | None, obs: list[dict], 
     verdict = "All sources are within SLA" if not stale else f"{len(stale)} of {len(items)} sources are past their SLA"
     answer = f"{verdict} at {observed_at.strftime('%Y-%m-%dT%H:%M:%SZ')}: " + "; ".join(
         f"{f.source} {f.age} old (SLA {fmt_age(f.sla_minutes)}, {'fresh' if f.fresh else 'STALE'})" for f in items) + "."
+    if unobserved:
+        answer += f" No freshness reading for {', '.join(unobserved)}."
     claims = [Claim(claim=f"{f.source} was {f.age} old against an SLA of {fmt_age(f.sla_minutes)}",
                     evidence_id=snap.doc_id, evidence_revision=snap.content_hash,
                     supported_span=next((s for s in sentences(snap.text) if f.source in s), f.source),
@@ -72,8 +75,12 @@ def metric_value(primary: Document, start: dt.date, end: dt.date, metric_values:
                                      "period_start": start.isoformat(), "period_end": end.isoformat(),
                                      "sql": result["sql"], "query_id": result["query_id"]})
     if result is None:
+        # The engine keeps why (canon/sources/dbt/semantic/metric_values.py, MetricEngine.last_reason):
+        # an unsupported metric type, a relation missing from the warehouse, no usable dbt profile.
+        why = getattr(metric_values, "last_reason", None)
         return Response(action="abstain", role=role, as_of=last, reason="metric_not_computable",
-                        answer=f"{primary.doc_id} governs {name}, but the semantic layer cannot compute it.",
+                        answer=f"{primary.doc_id} governs {name}, but the semantic layer cannot compute it"
+                               + (f": {why.rstrip('.')}." if why else "."),
                         evidence=[Evidence.of(primary, "primary")])
     answer = (f"Net value of {primary.object_id} for {name} under {primary.doc_id}: "
               f"{result['value']:,.2f} {result.get('unit', '')}".rstrip() + f" (query: {result['query_id']}).")

@@ -75,10 +75,12 @@ def conflict_answer(primary: Document, conflicts: list[Document], answer: str, e
     return Response(action="answer_conflict", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
 
 
-def metadata_answer(doc: Document, intents: set[str], day: dt.date | None) -> tuple[str, list[Claim]] | None:
+def metadata_answer(doc: Document, intents: set[str], day: dt.date | None,
+                    definition_claims: list[Claim] = ()) -> tuple[str, list[Claim]] | None:
     """"Who owns …" and "is … deprecated" from the governing revision's metadata (dbt-derived
     documents carry `owner` and `deprecation_date`, canon/sources/dbt/defaults.py); None when
-    the question asks neither or the revision records neither, and the definition answers."""
+    the question asks neither, and the definition answers. What is asked and not recorded is said
+    to be unrecorded."""
     facts: list[tuple[str, str]] = []   # (claim, the sentence or metadata entry that supports it)
     if "owner" in intents and doc.metadata.get("owner"):
         owner = str(doc.metadata["owner"])
@@ -89,14 +91,22 @@ def metadata_answer(doc: Document, intents: set[str], day: dt.date | None) -> tu
                 if day is not None else "has the deprecation date")
         facts.append((f"{doc.doc_id} {said} {when.isoformat()}",
                       _span(doc, "Deprecation date:", f"deprecation_date: {when.isoformat()}")))
-    if not facts:
+    # What was asked and is not recorded is said so: the definition alone would leave the reader
+    # to find that it names no owner. dbt nodes record an owner as their group's or meta.owner.
+    where = " in dbt (no group owner, no meta.owner)" if doc.metadata.get("derived_from_dbt") else ""
+    unknown = ([f"No owner is recorded for {doc.doc_id}{where}"]
+               if "owner" in intents and not doc.metadata.get("owner") else [])
+    unknown += ([f"No deprecation date is recorded for {doc.doc_id}"]
+                if "deprecation" in intents and not doc.metadata.get("deprecation_date") else [])
+    if not facts and not unknown:
         return None
     head = f"For {day.isoformat()}, the" if day else "The"
     answer = (f"{head} applicable governed revision is {doc.title} ({doc.doc_id}, version {doc.version}, "
-              f"{doc.status.value}, {period_label(doc)}). " + " ".join(f"{c}." for c, _ in facts))
+              f"{doc.status.value}, {period_label(doc)}). " + " ".join(f"{c}." for c in [c for c, _ in facts] + unknown))
     claims = [Claim(claim=c, evidence_id=doc.doc_id, evidence_revision=doc.content_hash, supported_span=span,
                     effective_for=day) for c, span in facts]
-    return answer, claims
+    # Nothing recorded to claim: the definition's claims stay what the answer cites.
+    return answer, claims or list(definition_claims)
 
 
 def _span(doc: Document, prefix: str, fallback: str) -> str:

@@ -33,7 +33,7 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailable, resolve_object
-from canon.ask.understanding.coverage import coverage, stated_synonyms
+from canon.ask.understanding.coverage import coverage, describes, stated_synonyms
 from canon.ask.understanding.match import _STOP, ObjectMatch, _same_word, normalize, object_catalog
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
@@ -360,7 +360,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         return _declared_model_lineage(ctx, p, primary, view, evidence, claims, day, role, note)
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
         answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
-    elif (about := compose.metadata_answer(primary, p.intents, day)) is not None:
+    elif (about := compose.metadata_answer(primary, p.intents, day, claims)) is not None:
         answer, claims = about
 
     conflicts = _named_conflicts(ctx, p, primary, shown, role)
@@ -441,6 +441,16 @@ def _names_hidden(ctx, m: ObjectMatch, question: str) -> bool:
     if cov.covered:
         return True
     return _whole(m, question) and bool(cov.phrase) and cov.phrase[-1] not in cov.uncovered
+
+
+def _described(ctx, doc: Document, question: str, role: str) -> bool:
+    """Retrieval's top governed hit, whose names the question does not use, is what the question
+    describes only when its names and visible approved definitions use the question's words."""
+    shown = ctx.view(role).shown_ids
+    text = " ".join([*ctx.catalog[doc.object_id].names,
+                     *(d.text for d in ctx.by_object.get(doc.object_id, [])
+                       if d.doc_id in shown and d.status == Status.approved)])
+    return describes(question, text)
 
 
 def _covers(ctx, object_id: str, question: str, role: str) -> bool:
@@ -660,7 +670,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         further = [d for d in ordered[5:] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
         for i, d in enumerate(governed + further):
             cov = _coverage(ctx, d.object_id, p.text, role)
-            if cov.covered and (cov.phrase or i == 0):
+            if cov.covered and (cov.phrase or (i == 0 and _described(ctx, d, p.text, role))):
                 return d.object_id, None
         return None, Response(action="abstain", role=role, as_of=p.as_of, reason="no_matching_object",
                               answer="No governed object matches the name in the question; the closest ones are "
@@ -683,17 +693,46 @@ def _freshness(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, view
         lin = links.linked(d, view.kind_index("lineage"), p.as_of or d.valid_from, by_id=view.by_id)
         if lin is not None:
             sources |= set(links.raw_sources_from_edges(links.lineage_edges_from_text(lin)))
-    ctx.ensure_freshness(concept, sources)
+    own, graph_sources = _dbt_observed_relations(ctx, concept_docs)
+    sources |= graph_sources
+    ctx.ensure_freshness(concept, sources | own)
     fx = ctx.freshness_index(ctx.view(role))
     # Snapshots of the concept's family or observing one of its raw sources, in document order.
-    hit = set(fx.by_family.get(links._family(concept), ()))
-    for src in sources:
-        hit.update(fx.by_source.get(src, ()))
+    of_family = set(fx.by_family.get(links._family(concept), ()))
+    hit = set(of_family)
+    observed = {src.lower(): src for src in fx.by_source}
+    for src in sources | own:
+        hit.update(fx.by_source.get(observed.get(src.lower(), src), ()))
     chosen = _pick_snapshot(fx, hit, p)
     if chosen is None:
         return calculate.no_observation(role, p.as_of)
     observed_at, obs = fx.observed[chosen]
-    return calculate.freshness(fx.snapshots[chosen], observed_at, obs, role, p.as_of)
+    unobserved: list[str] = []
+    if chosen not in of_family:
+        # A snapshot of many sources (dbt's sources.json): only the concept's own are its answer,
+        # and its sources the snapshot has no reading for are said to be unobserved.
+        wanted = {s.lower() for s in sources | own}
+        obs = [o for o in obs if o["source"].lower() in wanted]
+        seen = {o["source"].lower() for o in obs}
+        unobserved = sorted(s for s in sources if s.lower() not in seen)
+    return calculate.freshness(fx.snapshots[chosen], observed_at, obs, role, p.as_of, unobserved=unobserved)
+
+
+def _dbt_observed_relations(ctx: AskContext, concept_docs: list[Document]) -> tuple[set[str], set[str]]:
+    """The relations whose freshness is a dbt node's: (its own relation, the name `dbt source
+    freshness` reports a source by and a seed of the same table shares; the relations of the
+    sources upstream of it in the dbt graph, as a model is as fresh as the raw data it is built
+    from)."""
+    own: set[str] = set()
+    upstream_sources: set[str] = set()
+    graph = ctx.con is not None and has_dbt_tables(ctx.con)
+    for d in concept_docs:
+        if d.metadata.get("relation_name"):
+            own.add(str(d.metadata["relation_name"]))
+        if graph and d.metadata.get("dbt_unique_id"):
+            upstream_sources |= {n["relation_name"] or n["id"]
+                                 for n in upstream(ctx.con, d.metadata["dbt_unique_id"]).sources()}
+    return own, upstream_sources
 
 
 # How a question says its words name a table ("the orders source table").

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Callable
@@ -176,6 +177,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except CanonRunError as exc:
         print(f"canon: failed: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # The reader closed the pipe (`canon ask … | head -1`): no traceback. Python's own advice
+        # (the signal module's documentation): point stdout at devnull so the exit flush is silent.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 
 

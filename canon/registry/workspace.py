@@ -15,11 +15,13 @@ import duckdb
 from canon.core import config, db
 from canon.core.config import CanonPaths
 from canon.core.errors import CanonInputError
+from canon.core.settings import load_settings
 from canon.models.documents import Document
 from canon.registry import store as registry
 from canon.registry.live_policy import read_live_policy, remember_from_reader
 from canon.registry.policy import Policy
 from canon.sources.dbt.semantic.metric_values import MetricEngine
+from canon.sources.dbt.semantic.target import configured_warehouse
 
 POLICY_FILE = config.POLICY_FILE
 
@@ -61,9 +63,12 @@ class Workspace:
             remember_from_reader(self.paths.canon_db, self.con, self.policy_path(), policy)
         return policy
 
-    def metric_engine(self):
-        """The semantic-layer path for metric values, when the dbt artifacts and warehouse exist."""
+    def metric_engine(self) -> MetricEngine | None:
+        """The semantic layer for metric values, when dbt's semantic manifest exists: its metrics
+        run on the warehouse the configured dbt target names (rendered on the first value, so
+        a question without one never loads dbt). Called as `metric_values(doc, start, end)`;
+        a value it cannot compute leaves the reason in `last_reason`."""
         manifest = self.paths.dbt_artifacts_dir / "semantic_manifest.json"
-        if not (manifest.exists() and self.paths.warehouse_db.exists()):
+        if not manifest.exists():
             return None
-        return MetricEngine(manifest, self.paths.warehouse_db).value
+        return MetricEngine(manifest, configured_warehouse(load_settings(), self.paths.home, os.environ))

@@ -204,3 +204,49 @@ def _slot_phrase(toks: tuple[str, ...], covered: list[bool]) -> Coverage:
                 uncovered = [w for w, c in zip(phrase, covered[j:i]) if not c]
                 return Coverage(not uncovered, phrase, uncovered)
     return Coverage(True, [], [])
+
+
+# A question that names no object's words can still describe one: "the share of parcels sent
+# back to the merchant after delivery fails" is how the return-to-sender rate's definition puts
+# it. Retrieval's top governed hit is taken for such a description only when its own text uses
+# most of the question's content words (`DESCRIPTION_MIN_SHARE`); a question of at most
+# `SHORT_DESCRIPTION` content words is a name rather than a description, and every one of its
+# words must be used. A hit that shares one or two words ("rate", "checkout ... share") with a
+# name no object has ("backlog burn-down velocity", "checkout abandonment share", "MTTR") is not
+# described by it: the question abstains with `no_matching_object` (canon/ask/pipeline.py,
+# `_discover`). Measured on the description and non-existent-object cases of
+# tests/gold_understanding/gold_dev.json (descriptions there have 4 to 9 content words and use
+# 60 % or more of them; the names no object has use at most two of three).
+DESCRIPTION_MIN_SHARE = 0.6
+SHORT_DESCRIPTION = 3
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """One word in another form: a plural, a misspelling, or another ending of the same stem
+    ("delivered" / "delivery", "approving" / "approval": five letters and three quarters of the
+    shorter word in common)."""
+    if _same(a, b):
+        return True
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n >= 5 and n >= 0.75 * min(len(a), len(b))
+
+
+def description_support(question: str, text: str) -> tuple[int, int]:
+    """(the question's content words that `text` uses, in any form of the word; its content
+    words): every word that is not grammar, a date or a word saying what is asked."""
+    content = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t)]
+    used_words = set(_words(text))
+    used = sum(1 for t in content if t in used_words or any(_same_stem(t, v) for v in used_words))
+    return used, len(content)
+
+
+def describes(question: str, text: str) -> bool:
+    """`text` (an object's names and its definition) accounts for the question's description."""
+    used, n = description_support(question, text)
+    if n <= SHORT_DESCRIPTION:
+        return n > 0 and used == n
+    return used >= DESCRIPTION_MIN_SHARE * n

@@ -8,8 +8,10 @@ reads) and compiles one metric over one half-open date window
 
     time_dim >= start AND time_dim < end
 
-into plain SQL against the dbt-built DuckDB warehouse, opened read-only for the
-query and closed straight after. The SQL it ran is returned as evidence.
+into plain SQL against the warehouse the configured dbt target names (a DuckDB
+file, or any dbt adapter's connection: canon/sources/dbt/semantic/target.py and
+warehouse.py), opened read-only for the query and closed straight after. The SQL
+it ran is returned as evidence.
 
 Scope (deliberately small — a total over a window, no group-by, no joins):
 - simple metrics: measure agg (sum, count, count_distinct, average, min, max,
@@ -29,7 +31,8 @@ filters is never embedded — filters are parsed and re-rendered from their part
 
 This module is the entry point (MetricEngine); the parts live beside it:
 manifest.py (lookups, units), expression.py (derived arithmetic), filters.py,
-sql.py (compiling a simple metric), warehouse.py (the read-only query).
+sql.py (compiling a simple metric), target.py (the dbt target's warehouse),
+warehouse.py (the read-only query).
 """
 
 from __future__ import annotations
@@ -41,14 +44,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from canon.sources.dbt.semantic.errors import NotComputable, UnsafeExpression
 from canon.sources.dbt.semantic.expression import evaluate_expression, expression_names
 from canon.sources.dbt.semantic.filters import where_templates
 from canon.sources.dbt.semantic.manifest import SemanticManifest
 from canon.sources.dbt.semantic.sql import MetricQuery, compile_simple, query_id_of
-from canon.sources.dbt.semantic.warehouse import QueryResult, connect_read_only, execute
+from canon.sources.dbt.semantic.warehouse import DuckDBWarehouse, QueryResult, Session, Warehouse, execute
 
 log = logging.getLogger(__name__)
 
@@ -80,21 +81,27 @@ def _date(value: dt.date | str, what: str) -> dt.date:
 
 
 class MetricEngine:
-    """Compiles and runs dbt semantic-layer metrics against the DuckDB warehouse.
+    """Compiles and runs dbt semantic-layer metrics against the warehouse.
 
     `semantic_manifest` is dbt's semantic_manifest.json (a dict, the file, or the
-    folder holding it); `warehouse_db` is the DuckDB file dbt-duckdb built."""
+    folder holding it); `warehouse` is a Warehouse (canon/sources/dbt/semantic/warehouse.py:
+    the configured dbt target's), or the path of the DuckDB file dbt-duckdb built.
+    Calling the engine is `value` (the pipeline's `metric_values`)."""
 
-    def __init__(self, semantic_manifest: dict | Path | str, warehouse_db: Path | str):
+    def __init__(self, semantic_manifest: dict | Path | str, warehouse: "Warehouse | Path | str"):
         self.manifest = SemanticManifest(semantic_manifest)
         self.semantic = self.manifest.raw
-        self.warehouse_db = Path(warehouse_db)
+        self.warehouse: Warehouse = (DuckDBWarehouse(Path(warehouse)) if isinstance(warehouse, (str, Path))
+                                     else warehouse)
         self.metrics = self.manifest.metrics
         self.models = self.manifest.models
         self.measures = self.manifest.measures
         self.last_reason: str | None = None
 
     # ---------------------------------------------------------------- public API
+
+    def __call__(self, doc: Any, start: dt.date | str, end: dt.date | str) -> dict | None:
+        return self.value(doc, start, end)
 
     def value(self, doc: Any, start: dt.date | str, end: dt.date | str) -> dict | None:
         """The governed number for `doc` over [start, end), or None when not computable
@@ -124,11 +131,8 @@ class MetricEngine:
         if not start_d < end_d:
             raise ValueError(f"empty window: start {start_d} must be before end {end_d}")
         plans = self.plan(metric, start_d, end_d)  # compile everything before touching the warehouse
-        con = connect_read_only(self.warehouse_db)
-        try:
-            res = self._run(metric, con, plans, key=metric)
-        finally:
-            con.close()
+        with self.warehouse.session({q.catalog for q in plans.values() if q.catalog}) as session:
+            res = self._run(metric, session, plans, key=metric)
         sql = ";\n".join(q["sql"] for q in res.queries)
         return {
             "metric": metric,
@@ -171,7 +175,7 @@ class MetricEngine:
         filters = extra + tuple(where_templates(m.get("filter")))
         if kind == "simple":
             measure = tp.get("measure") or {}
-            plans[key] = compile_simple(self.manifest, self.warehouse_db, name, measure, start, end,
+            plans[key] = compile_simple(self.manifest, self.warehouse, name, measure, start, end,
                                         filters + tuple(where_templates(measure.get("filter"))))
         elif kind in ("derived", "ratio"):
             for inp, role in self.manifest.inputs(name, m):
@@ -190,7 +194,7 @@ class MetricEngine:
         else:
             raise NotComputable(f"metric {name!r} has unsupported type {kind!r}")
 
-    def _run(self, name: str, con: duckdb.DuckDBPyConnection, plans: dict[str, MetricQuery], key: str) -> QueryResult:
+    def _run(self, name: str, con: Session, plans: dict[str, MetricQuery], key: str) -> QueryResult:
         """Run the compiled plan (same tree walk and keys as `_plan`)."""
         m = self.manifest.metric(name)
         kind = str(m.get("type")).lower()

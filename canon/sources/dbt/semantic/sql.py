@@ -5,6 +5,11 @@
 SQL text inside the semantic manifest (measure and dimension `expr`) comes from
 the governed dbt project and is embedded as MetricFlow would embed it; filter
 text is re-rendered from its parsed parts (canon/sources/dbt/semantic/filters.py).
+
+The SQL is written for the warehouse's dialect: DuckDB's, or for every other
+adapter the standard forms PostgreSQL accepts (double-quoted identifiers,
+`date '…'` literals, `date_trunc('month', x)`, `percentile_cont(p) within group
+(order by x)` where DuckDB has `median` and `quantile_cont`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from canon.sources.dbt.semantic.manifest import SemanticManifest
 
 
 def quote_ident(name: str) -> str:
-    """A DuckDB identifier, always quoted (embedded quotes doubled)."""
+    """A DuckDB or PostgreSQL identifier, always quoted (embedded quotes doubled)."""
     return '"' + str(name).replace('"', '""') + '"'
 
 
@@ -52,6 +57,7 @@ class MetricQuery:
     relation: str
     time_dimension: str
     fill_nulls_with: float | None = None
+    catalog: str = ""        # the relation's catalog (node_relation.database), "" when dbt names none
 
 
 _AGG = {
@@ -64,10 +70,23 @@ _AGG = {
     "sum_boolean": "sum(cast({e} as integer))",
     "median": "median({e})",
 }
+# The standard ordered-set aggregates (PostgreSQL and most warehouses) where DuckDB has its own names.
+_STANDARD_AGG = {"median": "percentile_cont(0.5) within group (order by {e})"}
 
-def compile_simple(manifest: SemanticManifest, warehouse_db: Path, name: str, measure_ref: dict,
+
+def _percentile(dialect: str, expr: str, p: float, discrete: bool) -> str:
+    if dialect == "duckdb":
+        return f"{'quantile_disc' if discrete else 'quantile_cont'}({expr}, {p!r})"
+    return f"{'percentile_disc' if discrete else 'percentile_cont'}({p!r}) within group (order by {expr})"
+
+
+def compile_simple(manifest: SemanticManifest, warehouse, name: str, measure_ref: dict,
                    start: dt.date, end: dt.date, filters: tuple[str, ...]) -> MetricQuery:
-    """One simple metric over [start, end) as a single aggregate query; raises NotComputable."""
+    """One simple metric over [start, end) as a single aggregate query; raises NotComputable.
+
+    `warehouse` is a canon.sources.dbt.semantic.warehouse Warehouse (its catalogs and
+    dialect), or the path of a DuckDB file."""
+    dialect = "duckdb" if isinstance(warehouse, (str, Path)) else warehouse.dialect
     mname = measure_ref.get("name")
     if not mname or mname not in manifest.measures:
         raise NotComputable(f"metric {name!r}: measure {mname!r} is not in any semantic model")
@@ -77,14 +96,13 @@ def compile_simple(manifest: SemanticManifest, warehouse_db: Path, name: str, me
     agg = str(measure.get("agg") or "").lower()
     expr = column_sql(measure.get("expr"), mname)
     if agg in _AGG:
-        agg_sql = _AGG[agg].format(e=expr)
+        agg_sql = (_AGG if dialect == "duckdb" else {**_AGG, **_STANDARD_AGG})[agg].format(e=expr)
     elif agg == "percentile":
         params = measure.get("agg_params") or {}
         p = params.get("percentile")
         if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0 <= p <= 1:
             raise NotComputable(f"metric {name!r}: percentile measure {mname!r} lacks a percentile in [0, 1]")
-        fn = "quantile_disc" if params.get("use_discrete_percentile") else "quantile_cont"
-        agg_sql = f"{fn}({expr}, {float(p)!r})"
+        agg_sql = _percentile(dialect, expr, float(p), bool(params.get("use_discrete_percentile")))
     else:
         raise NotComputable(f"metric {name!r}: aggregation {agg!r} of measure {mname!r} is not supported")
 
@@ -96,7 +114,7 @@ def compile_simple(manifest: SemanticManifest, warehouse_db: Path, name: str, me
         raise NotComputable(f"metric {name!r}: agg_time_dimension {time_name!r} is not a time dimension")
     time_sql = column_sql(dims[time_name].get("expr"), time_name)
 
-    relation = relation_of(warehouse_db, name, sm)
+    relation = relation_of(warehouse, name, sm)
     where = [f"{time_sql} >= date '{start.isoformat()}'", f"{time_sql} < date '{end.isoformat()}'"]
     for template in filters:
         for term in parse_filter(template):
@@ -109,6 +127,7 @@ def compile_simple(manifest: SemanticManifest, warehouse_db: Path, name: str, me
            f"where " + "\n  and ".join(where))
     fill = measure_ref.get("fill_nulls_with")
     return MetricQuery(metric=name, sql=sql, relation=relation, time_dimension=time_name,
+                       catalog=str((sm.get("node_relation") or {}).get("database") or ""),
                        fill_nulls_with=float(fill) if isinstance(fill, (int, float)) and not isinstance(fill, bool) else None)
 
 def filter_column(metric: str, sm: dict, dims: dict, ref: str, time_name: str) -> str:
@@ -124,15 +143,22 @@ def filter_column(metric: str, sm: dict, dims: dict, ref: str, time_name: str) -
             f"{sm['name']!r} (joins are not computed in process)")
     return column_sql(dims[dim].get("expr"), dim)
 
-def relation_of(warehouse_db: Path, metric: str, sm: dict) -> str:
+def relation_of(warehouse, metric: str, sm: dict) -> str:
+    """The semantic model's relation in the warehouse: `schema.alias` in the connection's own
+    catalog (the SQL the demo always ran), `catalog.schema.alias` in another catalog the
+    target attaches (DuckDB's `attach`); a catalog the target does not reach is NotComputable."""
     rel = sm.get("node_relation") or {}
     schema, alias = rel.get("schema_name"), rel.get("alias")
     if not schema or not alias:
         raise NotComputable(f"metric {metric!r}: semantic model {sm['name']!r} has no node_relation")
     database = rel.get("database")
-    catalog = warehouse_db.stem
-    if database and database != catalog:
-        raise NotComputable(
-            f"metric {metric!r}: relation lives in catalog {database!r}, not in the warehouse file "
-            f"{warehouse_db.name!r}")
+    if isinstance(warehouse, (str, Path)):
+        own, catalogs, where = Path(warehouse).stem, {Path(warehouse).stem}, f"the warehouse file {Path(warehouse).name!r}"
+    else:
+        own, catalogs = warehouse.catalog, warehouse.catalogs
+        where = f"the warehouse's catalogs ({', '.join(sorted(catalogs))})"
+    if database and database not in catalogs:
+        raise NotComputable(f"metric {metric!r}: relation lives in catalog {database!r}, not in {where}")
+    if database and database != own:
+        return f"{quote_ident(database)}.{quote_ident(schema)}.{quote_ident(alias)}"
     return f"{quote_ident(schema)}.{quote_ident(alias)}"

@@ -1,0 +1,94 @@
+"""A question that uses no governed object's name is answered from retrieval's top governed
+hit only when it describes that object in the words its definition uses
+(canon/ask/understanding/coverage.py, `describes`). A name no object has, sharing a generic
+word or two with the top hit, and initials no object's title gives, abstain with
+`no_matching_object`: answering from a look-alike is the worst failure Canon can have.
+
+Water-utility documents, a domain no gold set uses, through the real pipeline: the contract
+gate, a LanceDB index (HashingEmbedder: the lexical side of retrieval decides), ask."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from canon.ask.context import ask_context
+from canon.ask.pipeline import ask
+from canon.ask.understanding.coverage import describes
+from canon.index.build import build_index
+from canon.index.embedding.hashing import HashingEmbedder
+from canon.registry import store as registry
+from canon.registry.build import build_registry
+from canon.registry.contracts import load_contract
+from canon.registry.policy import Policy
+
+ROOT = Path(__file__).resolve().parents[1]
+DAY = dt.date(2026, 6, 30)
+
+METRICS = {
+    "non_revenue_water_share": ("Non-revenue water share",
+                                "The share of treated water pumped into the network that is never billed to a "
+                                "customer: leaks from mains, burst pipes, meter under-registration and theft, "
+                                "over the water put into supply in the month."),
+    "mean_time_to_repair_bursts": ("Mean time to repair bursts",
+                                   "The average number of hours from a burst main being reported to the supply "
+                                   "being restored, over bursts closed in the month."),
+    "supply_interruption_rate": ("Supply interruption rate",
+                                 "Customer properties whose supply was interrupted for more than three hours, per "
+                                 "1,000 connected properties, in the month."),
+}
+
+
+@pytest.fixture(scope="module")
+def ctx(tmp_path_factory):
+    base = tmp_path_factory.mktemp("water")
+    corpus = base / "corpus.jsonl"
+    with corpus.open("w") as f:
+        for key, (title, text) in METRICS.items():
+            f.write(json.dumps({
+                "doc_id": f"metric.{key}.v1", "object_id": f"metric.water.{key}", "kind": "metric_definition",
+                "title": f"{title} governed definition v1", "status": "approved", "authority": 100, "version": "1",
+                "valid_from": "2025-01-01", "valid_to": None, "allowed_roles": ["analyst"], "supersedes": None,
+                "content_hash": f"sha256:water-{key}", "text": f"Governed metric {title.lower()} version 1. {text}",
+            }) + "\n")
+    con = registry.connect(base / "canon.duckdb")
+    build_registry(con, corpus=corpus, corpus_contract=load_contract(ROOT / "contracts/knowledge.yml"), run_id="water")
+    emb = HashingEmbedder()
+    build_index(con, base / "lancedb", emb, Policy(), run_id="water")
+    yield ask_context(con, base / "lancedb", registry.load_documents(con), Policy(), embedder=emb, log_answers=False)
+    con.close()
+
+
+@pytest.mark.parametrize("question, doc_id", [
+    ("How do we define the share of treated water that is never billed because of leaks and burst pipes?",
+     "metric.non_revenue_water_share.v1"),
+    ("How do we define the average number of hours from a main being reported to its restoration, over mains "
+     "closed in the month?",
+     "metric.mean_time_to_repair_bursts.v1"),
+])
+def test_a_description_in_the_definitions_words_finds_its_object(ctx, question, doc_id):
+    r = ask(ctx, question, "analyst", DAY)
+    assert r.action == "answer" and r.evidence[0].doc_id == doc_id, (question, r.answer)
+
+
+@pytest.mark.parametrize("question", [
+    "What is the reservoir drawdown velocity?",           # shares nothing but grammar
+    "How is the pipe renewal share defined?",             # "share" and "pipe": two of three words
+    "Which governed sewer overflow rate applies?",        # "rate" with a name no object has
+    "What is ILI?",                                       # initials of no title (infrastructure leakage index)
+])
+def test_a_name_no_object_has_abstains_instead_of_taking_the_top_hit(ctx, question):
+    r = ask(ctx, question, "analyst", DAY)
+    assert r.action == "abstain" and r.reason == "no_matching_object", (question, r.action, r.answer)
+    assert r.evidence == []
+
+
+def test_describes_needs_most_content_words_and_every_word_of_a_short_name():
+    text = METRICS["non_revenue_water_share"][1]
+    assert describes("the share of treated water never billed to a customer", text)
+    assert describes("water lost to leaks from mains and burst pipes, as a share of supply", text)
+    assert not describes("pipe renewal share", text)          # a three-word name: every word must be there
+    assert not describes("the share of meters replaced after calibration checks failed", text)
