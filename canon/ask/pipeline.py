@@ -33,7 +33,7 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailable, resolve_object
-from canon.ask.understanding.coverage import coverage, describes, other_measure, stated_synonyms
+from canon.ask.understanding.coverage import MEASURE_NOUNS, coverage, describes, other_measure, stated_synonyms
 from canon.ask.understanding.match import _STOP, ObjectMatch, _same_word, normalize, object_catalog
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
@@ -366,6 +366,18 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
                                      and (m.kinds & set(CONCEPT_PRIORITY))]
     candidates = [m for m in candidates if _whole(m, p.text) or _names_or_describes(ctx, m.object_id, p.text, view.role)]
     candidates = _beside_sources(ctx, p, view, candidates)
+    if not candidates:
+        return None, []
+    # A whole short name inside the question's longer object phrase ("leakage" in "leakage
+    # growth") leaves words of that phrase to another object's names: the object whose names
+    # account for all of it is the one asked about (the most complete name span wins).
+    # A whole name whose object phrase goes on to a measure noun its names lack ("leakage
+    # <growth>") names another measure, not it, whether or not that one is found.
+    covs = {m.object_id: _coverage(ctx, m.object_id, p.text, view.role) for m in candidates}
+    spans = [len(covs[m.object_id].phrase) for m in candidates if covs[m.object_id].covered]
+    candidates = [m for m in candidates if covs[m.object_id].covered or (
+        (not spans or len(m.name.split()) >= max(spans))
+        and not any(w in MEASURE_NOUNS for w in covs[m.object_id].uncovered))]
     if not candidates:
         return None, []
     if p.intent == "model":
