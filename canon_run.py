@@ -135,6 +135,16 @@ def main() -> int:
     return 0 if result.success else 1
 
 
+def _failure_reason(error) -> str:
+    """What failed a step: the error the asset raised, not Dagster's wrapper around it; a bad
+    input (CanonInputError) as its own `<file> [<key>]: <reason>`."""
+    while error.cause is not None and error.cls_name in ("DagsterExecutionStepExecutionError",
+                                                         "DagsterUserCodeExecutionError"):
+        error = error.cause
+    message = error.message.strip()
+    return message.removeprefix(f"{CanonInputError.__module__}.{CanonInputError.__name__}: ")
+
+
 def _print_summary(paths, result, elapsed: float, settings: Settings | None = None, log_file: Path | None = None) -> None:
     settings = settings or load_settings()
     steps = result.get_step_success_events()
@@ -150,7 +160,7 @@ def _print_summary(paths, result, elapsed: float, settings: Settings | None = No
         if not data.passed:
             print(f"  ✗ {data.asset_key.to_user_string()} · {data.check_name}")
     for e in failed:
-        print(f"  ✗ step {e.step_key}: {e.event_specific_data.error.message.strip()[:300]}")
+        print(f"  ✗ step {e.step_key}: {_failure_reason(e.event_specific_data.error)[:300]}")
     if paths.canon_db.exists():
         con = registry.connect(paths.canon_db, read_only=True)
         try:

@@ -55,8 +55,12 @@ def build_dbt_artifact_tables(dbt_models: dg.AssetsDefinition | None) -> dg.Asse
             with canon_db.get_connection() as con:
                 counts = store_bundle(con, bundle)
         common = {"artifact_revision": bundle.revision, "manifest_schema_version": bundle.schema_version}
+        for why in bundle.missing.values():   # an absent artifact is no failure, but the run says what it lacks
+            context.log.warning(why)
         yield dg.MaterializeResult(asset_key=DBT_TABLE_KEYS["dbt_nodes"], metadata={
-            **common, "dagster/row_count": counts["dbt_nodes"]})
+            **common, "dagster/row_count": counts["dbt_nodes"],
+            "artifacts_read": dg.MetadataValue.json(bundle.files),
+            "artifacts_missing": dg.MetadataValue.json(bundle.missing)})
         yield dg.MaterializeResult(asset_key=DBT_TABLE_KEYS["lineage_edges"], metadata={
             **common, "dagster/row_count": counts["lineage_edges"]})
         yield dg.MaterializeResult(asset_key=DBT_TABLE_KEYS["source_freshness"], metadata={

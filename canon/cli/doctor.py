@@ -16,8 +16,9 @@ from canon.core.settings_file import Problem
 from canon.evaluation.gold import load_gold
 from canon.registry.contracts import load_contract
 from canon.registry.policy import load_policy
-from canon.sources.dbt.artifacts import read_manifest
+from canon.sources.dbt.artifacts import missing_artifacts, read_manifest
 from canon.sources.dbt.manifest import iter_manifest_nodes, manifest_metadata
+from canon.sources.dbt.parquet_catalog import read_parquet_catalog
 
 ARTIFACTS = ("manifest.json", "semantic_manifest.json", "run_results.json", "sources.json", "catalog.json")
 # What the summary counts, in this order (dbt resource types).
@@ -50,6 +51,19 @@ def _dbt_report(s: Settings, problems: list[Problem]) -> dict[str, Any]:
         out["manifest"] = None if s.runs_dbt else "missing"
         return out   # project mode before the first build: nothing parsed yet (a missing folder is the loader's)
     out["artifacts"] = {name: (folder / name).is_file() for name in ARTIFACTS}
+    files = {name.removesuffix(".json"): str(folder / name) for name, ok in out["artifacts"].items() if ok}
+    unsupported: list[str] = []
+    if "catalog" not in files:   # dbt 2.0 writes catalog.json only with --write-catalog
+        try:
+            parquet = read_parquet_catalog(folder)
+        except CanonInputError as exc:
+            problems.append(_problem(exc, key))
+        else:
+            unsupported = parquet.unsupported
+            if parquet.catalog is not None:
+                files["catalog"] = out["catalog_parquet"] = parquet.where
+    # What the load will do without each absent artifact (canon/sources/dbt/artifacts.py), never an error.
+    out["missing"] = missing_artifacts(folder, files, {k.removesuffix(".json"): k for k in ARTIFACTS}, unsupported)
     try:
         manifest = read_manifest(folder / "manifest.json")
         version, schema = manifest_metadata(manifest)
@@ -152,6 +166,9 @@ def render(report: dict[str, Any]) -> list[str]:
         present = [n for n, ok in dbt["artifacts"].items() if ok]
         absent = [n for n, ok in dbt["artifacts"].items() if not ok]
         lines.append("dbt artifacts  " + ", ".join(present) + (f" (absent: {', '.join(absent)})" if absent else ""))
+        if dbt.get("catalog_parquet"):
+            lines.append(f"dbt catalog    from the Parquet dbt 2.0 writes: {dbt['catalog_parquet']}")
+        lines += [f"dbt missing    {why}" for why in dbt.get("missing", {}).values()]
     docs = report["documents"]
     if not docs:
         lines.append("documents      none configured")
