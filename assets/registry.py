@@ -99,12 +99,15 @@ def evidence_registry(context: dg.AssetExecutionContext, canon_db: DuckDBResourc
     dbt_contract = load_contract(CONTRACTS_DIR / "dbt_artifacts.yml")
     outputs = [canon_table("documents"), canon_table("quarantine")]
     with lineage.asset_run(context, inputs=[canon_table("dbt_nodes"), canon_table("lineage_edges")], outputs=outputs):
-        # The configured default_roles (none in the demo, whose rendered nodes all name their roles).
-        dbt_docs = _dbt_documents(paths, paths.settings.default_roles or None)
+        # The configured default_roles (none in the demo, whose rendered nodes all name their roles);
+        # documents mode has no dbt evidence at all.
+        settings = paths.settings
+        dbt_docs = _dbt_documents(paths, settings.default_roles or None) if settings.has_dbt else None
         with canon_db.get_connection() as con:
             build = build_registry(
                 con, documents=documents, dbt_documents=dbt_docs,
-                dbt_contract=dbt_contract, run_id=context.run.run_id, today=dt.date.today(),
+                dbt_contract=dbt_contract if dbt_docs is not None else None, run_id=context.run.run_id,
+                today=dt.date.today(),
             )
             catalog_store.refresh_catalog(con)   # what a new `canon ask` process matches against
             kinds = con.execute(

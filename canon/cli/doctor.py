@@ -32,6 +32,8 @@ def _problem(exc: CanonInputError, key: str) -> Problem:
 
 def _dbt_report(s: Settings, problems: list[Problem]) -> dict[str, Any]:
     file = str(s.config_file) if s.config_file else ENVIRONMENT
+    if not s.has_dbt:   # documents mode: nothing of dbt to read
+        return {"folder": None, "manifest": None}
     if s.mode == "artifacts":
         folder, key = s.dbt_artifacts_dir, "dbt.artifacts_dir"
     else:   # the set the last build published, else the manifest the code location parsed
@@ -96,11 +98,15 @@ def _documents_report(s: Settings, problems: list[Problem]) -> list[dict[str, An
             problems.append(_problem(exc, f"{d.key}.contract"))
         else:
             entry["contract_label"], entry["source_system"] = contract.label, contract.source.system
-            if contract.source.system in systems:
+            # Sources under one contract are read as one (canon/registry/build.py); two contracts
+            # with one source system would each delete the other's documents.
+            earlier = systems.get(contract.source.system)
+            if earlier is not None and earlier[1] != contract:
                 problems.append(Problem(str(s.config_file or ENVIRONMENT), f"{d.key}.contract",
-                                        f"source system {contract.source.system!r} is also {systems[contract.source.system]}'s:"
-                                        " give each documents source a contract with its own source.system"))
-            systems.setdefault(contract.source.system, d.key)
+                                        f"source system {contract.source.system!r} is also {earlier[0]}'s, under "
+                                        f"contract {earlier[1].label}: give each contract its own source.system, or "
+                                        "put both sources under one contract"))
+            systems.setdefault(contract.source.system, (d.key, contract))
         out.append(entry)
     return out
 
@@ -156,7 +162,9 @@ def render(report: dict[str, Any]) -> list[str]:
     if dbt.get("project_dir"):
         lines.append(f"dbt project    {dbt['project_dir']} (profiles {dbt['profiles_dir']}, target "
                      f"{dbt.get('target') or 'the profile default'}; dbt-core {dbt.get('dbt_installed', '?')})")
-    if dbt.get("manifest") is None:
+    if report["mode"] == "documents":
+        lines.append("dbt            none configured (no dbt keys: the documents alone)")
+    elif dbt.get("manifest") is None:
         lines.append("dbt manifest   none parsed yet: `canon build` parses and builds the project")
     elif dbt.get("counts") is not None:
         lines.append(f"dbt manifest   {dbt['manifest']}: dbt {dbt.get('dbt_version') or '?'}, "
