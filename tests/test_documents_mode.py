@@ -32,11 +32,23 @@ def _page(path: Path, doc_id: str, title: str) -> None:
 
 @pytest.fixture()
 def team(tmp_path):
-    """Two teams' folders of pages, the same file name in both, under the one default contract."""
-    _page(tmp_path / "handbook" / "index.md", "wiki.handbook", "Finance handbook")
+    """Two teams' folders, the same file name in both: the handbook plain Markdown without front
+    matter, the runbooks Canon's format; one team contract whose `defaults` say what plain pages are."""
+    (tmp_path / "handbook").mkdir()
+    (tmp_path / "handbook" / "index.md").write_text(f"# Finance handbook\n\n{BODY}\n")
     _page(tmp_path / "ops" / "runbooks" / "index.md", "wiki.runbooks", "Finance runbooks")
     _page(tmp_path / "ops" / "runbooks" / "close.md", "runbook.close", "Month-end close")
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "team.yml").write_text(
+        (ROOT / "contracts" / "knowledge.yml").read_text().replace("contract: knowledge", "contract: team")
+        .replace("system: corpus", "system: team")
+        + "defaults: {kind: wiki, status: approved, authority: 40, version: '1', valid_from: 2026-01-01, "
+          "allowed_roles: [analyst], id_prefix: handbook.}\n")
     return tmp_path
+
+
+TEAM_DOCUMENTS = ("[{path: handbook, contract: contracts/team.yml}, "
+                  "{path: ops/runbooks, contract: contracts/team.yml}]")
 
 
 def _canon(*args: str, cwd: Path, config: Path) -> subprocess.CompletedProcess:
@@ -70,10 +82,11 @@ def test_documents_alone_is_its_own_mode(team, monkeypatch):
 
 
 def test_build_with_a_release_gate_and_two_folders_under_one_contract(team):
-    """`canon build` (about 30 s): both folders are one source, each page under its folder's label;
-    the team's gold set is the gate and it runs."""
+    """`canon build` (about 30 s): both folders are one source under the team's contract, each page
+    under its folder's label, the plain page with the contract's defaults; the team's gold set is
+    the gate and it runs."""
     config = team / "canon.yml"
-    config.write_text(f"home: state\ndocuments: [handbook, ops/runbooks]\n"
+    config.write_text(f"home: state\ndocuments: {TEAM_DOCUMENTS}\n"
                       f"release_gate: {{gold: [{{file: {DOSSIER / 'gold.json'}, corpus: {DOSSIER / 'corpus.jsonl'}, "
                       "name: dossier}]}\n")
     out = _canon("build", cwd=team, config=config)
@@ -86,14 +99,15 @@ def test_build_with_a_release_gate_and_two_folders_under_one_contract(team):
     assert "dbt            none configured (no dbt keys: the documents alone)" in lines
     assert "registry       3 documents (3 wiki)" in lines and "quarantine     0 document(s) held back" in lines
     assert "release gate   dossier 11/11 passed, recall@3 1.0, leaks 0" in lines
-    resolved = _canon("resolve", "wiki.team.runbook.close", "--role", "analyst", "--json", cwd=team, config=config)
-    assert resolved.returncode == 0, resolved.stderr
-    assert '"action": "answer"' in resolved.stdout and "runbook.close" in resolved.stdout
+    for object_id, doc_id in (("wiki.team.runbook.close", "runbook.close"), ("handbook.handbook/index", None)):
+        resolved = _canon("resolve", object_id, "--role", "analyst", "--json", cwd=team, config=config)
+        assert resolved.returncode == 0, resolved.stderr
+        assert '"action": "answer"' in resolved.stdout and f'"doc_id": "{doc_id or object_id}"' in resolved.stdout
 
 
 def test_build_without_a_gate_says_there_is_none(team):
     config = team / "canon.yml"
-    config.write_text("home: state\ndocuments: [handbook]\n")
+    config.write_text("home: state\ndocuments: [ops/runbooks]\n")
     out = _canon("build", cwd=team, config=config)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     lines = out.stdout.splitlines()
