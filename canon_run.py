@@ -23,7 +23,7 @@ from pathlib import Path
 import dagster as dg
 
 from canon.core.errors import CanonInputError
-from canon.core.settings import Settings, load_settings
+from canon.core.settings import Settings, load_settings, missing_documents
 from canon.ops.summary import workspace_summary
 from canon.registry import store as registry
 from definitions import MAIN_JOB, build_definitions
@@ -108,6 +108,13 @@ def main() -> int:
     except CanonInputError as exc:
         print(f"canon: error: {exc}", file=sys.stderr)
         return 2
+    # A documents source that does not exist loads (the code location must), but a build would
+    # stop on it in the registry step: say so before anything runs, with the file and the key.
+    absent = missing_documents(settings)
+    if absent:
+        for problem in absent:
+            print(f"canon: error: {problem}", file=sys.stderr)
+        return 2
     os.environ.setdefault("DAGSTER_HOME", str(paths.dagster_home))
     ensure_dagster_yaml(os.environ["DAGSTER_HOME"])
     started = time.monotonic()
@@ -135,6 +142,16 @@ def main() -> int:
     return 0 if result.success else 1
 
 
+def _failure_reason(error) -> str:
+    """What failed a step: the error the asset raised, not Dagster's wrapper around it; a bad
+    input (CanonInputError) as its own `<file> [<key>]: <reason>`."""
+    while error.cause is not None and error.cls_name in ("DagsterExecutionStepExecutionError",
+                                                         "DagsterUserCodeExecutionError"):
+        error = error.cause
+    message = error.message.strip()
+    return message.removeprefix(f"{CanonInputError.__module__}.{CanonInputError.__name__}: ")
+
+
 def _print_summary(paths, result, elapsed: float, settings: Settings | None = None, log_file: Path | None = None) -> None:
     settings = settings or load_settings()
     steps = result.get_step_success_events()
@@ -150,7 +167,9 @@ def _print_summary(paths, result, elapsed: float, settings: Settings | None = No
         if not data.passed:
             print(f"  ✗ {data.asset_key.to_user_string()} · {data.check_name}")
     for e in failed:
-        print(f"  ✗ step {e.step_key}: {e.event_specific_data.error.message.strip()[:300]}")
+        print(f"  ✗ step {e.step_key}: {_failure_reason(e.event_specific_data.error)[:300]}")
+    if not settings.has_dbt:
+        print("dbt            none configured (no dbt keys: the documents alone)")
     if paths.canon_db.exists():
         con = registry.connect(paths.canon_db, read_only=True)
         try:

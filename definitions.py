@@ -8,7 +8,9 @@ named by CANON_CONFIG, the environment over it, the demo by default):
 - project: the team's dbt project (dbt.project_dir) through dagster-dbt, its
   project sensor watching that folder; no raw loaders;
 - artifacts: no dbt assets and no `dbt parse` at load; the artifacts sensor
-  watches dbt.artifacts_dir.
+  watches dbt.artifacts_dir;
+- documents: the team's documents alone: no dbt assets, no artifact tables,
+  no artifacts job or sensor.
 
 The eval report and its release-gate checks exist only when gold sets are
 configured (always in the demo). The definitions load lazily
@@ -58,11 +60,14 @@ def build_definitions() -> dg.Definitions:
     settings = load_settings()
     home = CanonPaths.from_env()
     gate = bool(settings.release_gate)
-    assets: list = [evidence_registry, effective_definitions, knowledge_index, *([eval_report] if gate else [])]
+    # Without dbt the registry has no artifact tables upstream (documents mode).
+    registry_asset = evidence_registry if settings.has_dbt else evidence_registry.map_asset_specs(
+        lambda spec: spec.replace_attributes(deps=[]))
+    assets: list = [registry_asset, effective_definitions, knowledge_index, *([eval_report] if gate else [])]
     checks: list = [quarantine_age, identity_takeovers, *definitions_checks, *ops_asset_checks,
                     *(eval_checks if gate else [])]
-    jobs: list = [build_main_job(settings.mode, release_gate=gate), documents_job, policy_job, artifacts_job,
-                  forget_job, migrate_job, rollback_job]
+    jobs: list = [build_main_job(settings.mode, release_gate=gate), documents_job, policy_job,
+                  *([artifacts_job] if settings.has_dbt else []), forget_job, migrate_job, rollback_job]
     sensors: list = [build_documents_sensor(documents_job), build_policy_sensor(policy_job)]
     resources: dict = {
         "paths": paths_resource(),
@@ -79,7 +84,7 @@ def build_definitions() -> dg.Definitions:
         sensors += [build_dbt_project_sensor(dbt.job, project_dir=settings.dbt_project_dir),
                     build_dbt_artifacts_sensor(artifacts_job)]
         resources["dbt"] = dbt_cli_resource(project, canon_home=env_or("CANON_HOME", str(settings.home)))
-    else:
+    elif settings.has_dbt:
         # Artifacts mode: dbt runs elsewhere; Canon reads (and watches) the configured folder.
         assets.append(build_dbt_artifact_tables(None))
         sensors.append(build_dbt_artifacts_sensor(artifacts_job, where=str(settings.dbt_artifacts_dir)))

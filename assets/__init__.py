@@ -17,6 +17,7 @@ _PATHS = {
     "demo": "Raw loaders → dbt build → artifacts → registry → definitions → index → eval.",
     "project": "The team's dbt build → artifacts → registry → definitions → index",
     "artifacts": "dbt artifacts published elsewhere → registry → definitions → index",
+    "documents": "The team's documents (no dbt) → registry → definitions → index",
 }
 
 

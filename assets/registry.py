@@ -55,8 +55,12 @@ def build_dbt_artifact_tables(dbt_models: dg.AssetsDefinition | None) -> dg.Asse
             with canon_db.get_connection() as con:
                 counts = store_bundle(con, bundle)
         common = {"artifact_revision": bundle.revision, "manifest_schema_version": bundle.schema_version}
+        for why in bundle.missing.values():   # an absent artifact is no failure, but the run says what it lacks
+            context.log.warning(why)
         yield dg.MaterializeResult(asset_key=DBT_TABLE_KEYS["dbt_nodes"], metadata={
-            **common, "dagster/row_count": counts["dbt_nodes"]})
+            **common, "dagster/row_count": counts["dbt_nodes"],
+            "artifacts_read": dg.MetadataValue.json(bundle.files),
+            "artifacts_missing": dg.MetadataValue.json(bundle.missing)})
         yield dg.MaterializeResult(asset_key=DBT_TABLE_KEYS["lineage_edges"], metadata={
             **common, "dagster/row_count": counts["lineage_edges"]})
         yield dg.MaterializeResult(asset_key=DBT_TABLE_KEYS["source_freshness"], metadata={
@@ -95,12 +99,15 @@ def evidence_registry(context: dg.AssetExecutionContext, canon_db: DuckDBResourc
     dbt_contract = load_contract(CONTRACTS_DIR / "dbt_artifacts.yml")
     outputs = [canon_table("documents"), canon_table("quarantine")]
     with lineage.asset_run(context, inputs=[canon_table("dbt_nodes"), canon_table("lineage_edges")], outputs=outputs):
-        # The configured default_roles (none in the demo, whose rendered nodes all name their roles).
-        dbt_docs = _dbt_documents(paths, paths.settings.default_roles or None)
+        # The configured default_roles (none in the demo, whose rendered nodes all name their roles);
+        # documents mode has no dbt evidence at all.
+        settings = paths.settings
+        dbt_docs = _dbt_documents(paths, settings.default_roles or None) if settings.has_dbt else None
         with canon_db.get_connection() as con:
             build = build_registry(
                 con, documents=documents, dbt_documents=dbt_docs,
-                dbt_contract=dbt_contract, run_id=context.run.run_id, today=dt.date.today(),
+                dbt_contract=dbt_contract if dbt_docs is not None else None, run_id=context.run.run_id,
+                today=dt.date.today(),
             )
             catalog_store.refresh_catalog(con)   # what a new `canon ask` process matches against
             kinds = con.execute(

@@ -17,6 +17,9 @@ Parent side, standard library only:
   timing.py      clocks, CPU seconds, peak RSS, load average, percentiles, medians, progress log
   gen_corpus.py  the seeded document corpus (also `python -m bench.gen_corpus OUT_DIR`)
   cli_asks.py    8: each question as a fresh `canon ask` process, its wall clock and peak RSS
+  external.py    9: `canon build` in artifacts mode on every vendored dbt artifact set, each a process
+                 (its wall clock and peak RSS), then timed `canon ask`s on the largest; its counting
+                 helpers run as their own process (`python -m bench.external counts|pick HOME`)
 
 Child side, the cases (they import Canon):
   pipeline.py    the production build stage by stage, the timed embedder; the peers' build step

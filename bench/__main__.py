@@ -26,6 +26,12 @@ Sections (`--only limit,structural,...`):
   cli         `canon ask` as a new process per question at --cli-docs documents (default 100000; one
               cold build with the HashingEmbedder, reused while the corpus is unchanged): p95 wall
               clock and peak RSS per process. Target < 3 s and < 300 MB (bench/cli_scale.py).
+  external    artifacts mode end to end on every vendored third-party dbt artifact set
+              (tests/fixtures/external): `canon build` as its own process into a fresh home, with the
+              default embedder (--external-embedder hashing for a quick pass; --quick uses it): dbt nodes
+              -> evidence documents -> chunks, build wall clock and the build process's peak RSS; then on
+              tuva-input-layer's served index one definition, lineage and grain question, each a new
+              `canon ask` process, timed (bench/external.py).
   peers       only with --peers: dbt-ml 0.8.0 and LlamaIndex via ../shared/bench/*/run_bench.sh on the
               peers' own corpus (gen_synth.py, same N and seed), against Canon on the same files
               (see bench/peers.py). Off by default so `make bench` from a fresh clone stays bounded;
@@ -51,14 +57,14 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from bench import cli_asks, figures, peers
+from bench import cli_asks, external, figures, peers
 from bench.child import child_main, run_child
 from bench.report import Figures, complete, git_state, print_table
 from bench.settings import CHUNKS_PER_DOC, REPO, TODAY, canon_home
 from bench.timing import loadavg, log
 from bench.workdir import corpus_dir, working_copy
 
-SECTIONS = ("limit", "structural", "query", "metadata", "growth", "server", "cli", "peers")
+SECTIONS = ("limit", "structural", "query", "metadata", "growth", "server", "cli", "external", "peers")
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
@@ -81,7 +87,11 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argpars
     ap.add_argument("--ann", action="store_true", help="also probe an IVF_HNSW_SQ vector index on the large table")
     ap.add_argument("--server-calls", type=int, help="ask calls per client at each concurrency above 1 "
                                                      "(default: the number of governed questions)")
-    ap.add_argument("--only", help="comma-separated sections: limit,structural,query,metadata,growth,server,cli,peers")
+    ap.add_argument("--external-embedder", choices=("default", "hashing"),
+                    help="embedder of the external section (default: the real model; --quick: hashing)")
+    ap.add_argument("--external-sets", help="comma-separated vendored sets for the external section (default: all)")
+    ap.add_argument("--only", help="comma-separated sections: limit,structural,query,metadata,growth,server,cli,"
+                                   "external,peers")
     ap.add_argument("--profile", action="store_true", help="run the cases under cProfile (slower; profiles go "
                                                            "to $CANON_HOME/bench/profiles/)")
     ap.add_argument("--out", help="results JSON (default $CANON_HOME/bench/results.json)")
@@ -210,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
             raw["cli"] = r
             figures.figures_cli(F, r)
         guarded("cli", s_cli)
+
+    if "external" in sections:
+        guarded("external", lambda: external.run(
+            F, raw, work=work / "external", embedder=a.external_embedder or ("hashing" if q else "default"),
+            only=tuple(filter(None, (a.external_sets or "").split(",")))))
 
     if "peers" in sections and a.peers:
         guarded("peers", lambda: peers.run(F, raw, run_child=run_child, work=work, home=home, seed=a.seed,

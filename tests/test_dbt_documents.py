@@ -257,7 +257,7 @@ def test_a_folder_says_which_artifacts_it_lacks_and_still_renders(tmp_path, exte
     (tmp_path / "private" / "catalog.parquet").write_bytes(b"PAR1")
     b = read_artifacts(tmp_path)
     assert set(b.missing) == {"catalog", "sources", "semantic_manifest"}
-    assert "Parquet catalog dbt 2.0 writes" in b.missing["catalog"] and "not supported" in b.missing["catalog"]
+    assert "the Parquet found in its place is not supported" in b.missing["catalog"]
     assert "no source freshness snapshot" in b.missing["sources"]
     docs = documents_from_bundle(b, default_roles=ROLES)
     assert len(docs) == 8 and not any(d.kind == "freshness_snapshot" for d in docs)

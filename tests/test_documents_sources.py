@@ -1,7 +1,8 @@
 """Several documents sources in one registry build (the configuration's
 `documents`, canon/registry/build.py): each passes its own contract's gate and
 is kept under its own source system, so a build of one never removes the
-other's documents, and a doc_id one source registered is not taken by another."""
+other's documents, and a doc_id one source registered is not taken by another.
+Several folders under one contract are one source, each file under its folder's label."""
 
 from __future__ import annotations
 
@@ -62,15 +63,74 @@ def test_each_source_under_its_own_contract(tmp_path):
     con.close()
 
 
-def test_two_sources_under_one_source_system_are_refused(tmp_path):
+def _page_at(path: Path, doc_id: str, body: str = BODY) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"---\ndoc_id: {doc_id}\nobject_id: wiki.team.{doc_id}\nkind: wiki\ntitle: Page {doc_id}\nstatus: approved\n"
+        f"authority: 50\nversion: '1'\nvalid_from: 2026-01-01\nallowed_roles: [analyst]\n---\n{body}\n")
+
+
+def _uris(con) -> dict[str, str]:
+    return dict(con.execute("SELECT doc_id, source_uri FROM documents WHERE deleted_at IS NULL").fetchall())
+
+
+def test_several_folders_under_one_contract_are_one_source(tmp_path):
+    """Two teams' folders, one contract: read as one source, each file under its folder's label, so
+    the same file name in both is two documents, a rebuild opens nothing, and removing a file from
+    one folder removes only its document."""
+    handbook, runbooks = tmp_path / "handbook", tmp_path / "ops" / "runbooks"
+    _page_at(handbook / "index.md", "wiki.handbook")
+    _page_at(runbooks / "index.md", "wiki.runbooks")
+    _page_at(runbooks / "close" / "refunds.md", "runbook.refunds")
+    con = registry.connect(tmp_path / "canon.duckdb")
+    sources = [(handbook, KNOWLEDGE), (runbooks, KNOWLEDGE), (tmp_path / "extra.jsonl", KNOWLEDGE)]
+    (tmp_path / "extra.jsonl").write_text(
+        '{"doc_id": "wiki.extra", "object_id": "wiki.team.extra", "kind": "wiki", "title": "Extra", "status": '
+        '"approved", "authority": 50, "version": "1", "valid_from": "2026-01-01", "allowed_roles": ["analyst"], '
+        f'"text": "{BODY}"}}\n')
+    build = build_registry(con, documents=sources, run_id="r1", today=TODAY)
+    assert build.quarantined == [] and set(build.diffs) == {"corpus"}
+    assert _uris(con) == {"wiki.handbook": "handbook/index.md", "wiki.runbooks": "runbooks/index.md",
+                          "runbook.refunds": "runbooks/close/refunds.md", "wiki.extra": f"{tmp_path.name}/extra.jsonl#L1"}
+    again = build_registry(con, documents=sources, run_id="r2", today=TODAY)
+    assert again.diffs["corpus"].new == [] and again.diffs["corpus"].removed == []
+    (runbooks / "close" / "refunds.md").unlink()
+    gone = build_registry(con, documents=sources, run_id="r3", today=TODAY)
+    assert gone.diffs["corpus"].removed == ["runbook.refunds"] and set(_uris(con)) == {
+        "wiki.handbook", "wiki.runbooks", "wiki.extra"}
+    # One doc_id in both folders with other content: the one the registry holds keeps it.
+    _page_at(runbooks / "copy.md", "wiki.handbook", body=BODY + " Another team's copy.")
+    clash = build_registry(con, documents=sources, run_id="r4", today=TODAY)
+    [held] = clash.quarantined
+    assert held.source_uri == "runbooks/copy.md" and "it belongs to handbook/index.md" in held.reasons[0]
+    con.close()
+
+
+def test_a_second_folder_added_to_a_contract_keeps_the_first_ones_documents(tmp_path):
+    handbook, runbooks = tmp_path / "handbook", tmp_path / "runbooks"
+    _page_at(handbook / "index.md", "wiki.handbook")
+    _page_at(runbooks / "index.md", "wiki.runbooks")
+    con = registry.connect(tmp_path / "canon.duckdb")
+    build_registry(con, documents=[(handbook, KNOWLEDGE)], run_id="r1", today=TODAY)
+    assert _uris(con) == {"wiki.handbook": "index.md"}
+    both = build_registry(con, documents=[(handbook, KNOWLEDGE), (runbooks, KNOWLEDGE)], run_id="r2", today=TODAY)
+    assert both.quarantined == [] and both.diffs["corpus"].removed == []
+    assert _uris(con) == {"wiki.handbook": "handbook/index.md", "wiki.runbooks": "runbooks/index.md"}
+    con.close()
+
+
+def test_two_contracts_under_one_source_system_are_refused(tmp_path):
     _page(tmp_path / "a", "wiki.a")
     _page(tmp_path / "b", "wiki.b")
+    other = KNOWLEDGE.model_dump(mode="json", by_alias=True)
+    other["contract"] = "wiki"   # another contract, the same source system
     con = registry.connect(tmp_path / "canon.duckdb")
     with pytest.raises(CanonInputError) as exc:
-        build_registry(con, documents=[(tmp_path / "a", KNOWLEDGE), (tmp_path / "b", KNOWLEDGE)], run_id="r1",
-                       today=TODAY)
+        build_registry(con, documents=[(tmp_path / "a", KNOWLEDGE),
+                                       (tmp_path / "b", contract_from_dict(other, path="wiki.yml"))],
+                       run_id="r1", today=TODAY)
     assert exc.value.path == str(tmp_path / "b") and exc.value.field == "contract"
-    assert "source system 'corpus'" in exc.value.reason
+    assert "source system 'corpus'" in exc.value.reason and "under knowledge@1.0.0" in exc.value.reason
     assert _live(con) == {}   # refused before anything was stored
     con.close()
 

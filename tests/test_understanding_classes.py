@@ -206,7 +206,7 @@ def _stated_docs():
 
 def test_a_stated_synonym_finds_its_object_and_a_hidden_ones_neither_answers_nor_denies():
     ctx = _ctx(_stated_docs())
-    for q in ("How are dock hours defined?", "Do dock hours include time at the gate?"):
+    for q in ("How are dock hours defined?", "Do dock hours count a trailer parked overnight?"):
         r = ask(ctx, q, "analyst", D("2026-08-31"))
         assert r.action == "answer" and r.evidence[0].doc_id == "metric.ops.trailer_dwell.v1", q
     r = ask(ctx, "How are gate cycles defined?", "analyst", D("2026-08-31"))

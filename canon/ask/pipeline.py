@@ -33,7 +33,7 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailable, resolve_object
-from canon.ask.understanding.coverage import coverage, describes, stated_synonyms
+from canon.ask.understanding.coverage import MEASURE_NOUNS, coverage, describes, other_measure, stated_synonyms
 from canon.ask.understanding.match import _STOP, ObjectMatch, _same_word, normalize, object_catalog
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
@@ -295,7 +295,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         # A one-word name ("revenue") is too weak to say the question is about that document.
         named = [m for m in p.matches if m.score >= DENY_MIN_SCORE and len(m.name.split()) >= 2
                  and m.object_id in view.shown_objects
-                 and (_whole(m, p.text) or _covers(ctx, m.object_id, p.text, role))]
+                 and (_whole(m, p.text) or _names(ctx, m.object_id, p.text, role))]
         if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
@@ -379,6 +379,18 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
     candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
         return None, []
+    # A whole short name inside the question's longer object phrase ("leakage" in "leakage
+    # growth") leaves words of that phrase to another object's names: the object whose names
+    # account for all of it is the one asked about (the most complete name span wins).
+    # A whole name whose object phrase goes on to a measure noun its names lack ("leakage
+    # <growth>") names another measure, not it, whether or not that one is found.
+    covs = {m.object_id: _coverage(ctx, m.object_id, p.text, view.role) for m in candidates}
+    spans = [len(covs[m.object_id].phrase) for m in candidates if covs[m.object_id].covered]
+    candidates = [m for m in candidates if covs[m.object_id].covered or (
+        (not spans or len(m.name.split()) >= max(spans))
+        and not any(w in MEASURE_NOUNS for w in covs[m.object_id].uncovered))]
+    if not candidates:
+        return None, []
     if p.intent == "model":
         models = [m for m in candidates if "model_schema" in m.kinds and m.score >= 99]
         if models:
@@ -409,8 +421,8 @@ def _named(ctx, m: ObjectMatch, question: str, role: str) -> bool:
     object's names cover its object phrase. A name its text states (`ObjectEntry.stated`) counts
     only through `_coverage`, which reads the names the revisions the role may see state."""
     if m.name in ctx.catalog[m.object_id].stated:
-        return _covers(ctx, m.object_id, question, role)
-    return _whole(m, question) or _covers(ctx, m.object_id, question, role)
+        return _names_or_describes(ctx, m.object_id, question, role)
+    return _whole(m, question) or _names_or_describes(ctx, m.object_id, question, role)
 
 
 def _coverage(ctx, object_id: str, question: str, role: str):
@@ -443,19 +455,36 @@ def _names_hidden(ctx, m: ObjectMatch, question: str) -> bool:
     return _whole(m, question) and bool(cov.phrase) and cov.phrase[-1] not in cov.uncovered
 
 
-def _described(ctx, doc: Document, question: str, role: str) -> bool:
-    """Retrieval's top governed hit, whose names the question does not use, is what the question
-    describes only when its names and visible approved definitions use the question's words."""
+def _asks_another_measure(ctx, object_id: str, question: str) -> bool:
+    """The question names a measure (a modifier and a measure noun) the proposal's names do not
+    hold: the words it shares with the proposal are not what it asks about."""
+    entry = ctx.catalog[object_id]
+    return bool(other_measure(question, entry.names, {entry.domain} - {""}))
+
+
+def _described(ctx, object_id: str, question: str, role: str) -> bool:
+    """An object whose names do not name the question's object phrase (retrieval's top governed
+    hit, or a weak name match) is what the question describes only when its names and visible
+    approved definitions use the question's words."""
     shown = ctx.view(role).shown_ids
-    text = " ".join([*ctx.catalog[doc.object_id].names,
-                     *(d.text for d in ctx.by_object.get(doc.object_id, [])
+    text = " ".join([*ctx.catalog[object_id].names,
+                     *(d.text for d in ctx.by_object.get(object_id, [])
                        if d.doc_id in shown and d.status == Status.approved)])
     return describes(question, text)
 
 
-def _covers(ctx, object_id: str, question: str, role: str) -> bool:
-    """The object's names account for every word of the question's object phrase."""
-    return _coverage(ctx, object_id, question, role).covered
+def _names_or_describes(ctx, object_id: str, question: str, role: str) -> bool:
+    """A weak name match counts when the object's names cover the question's object phrase, or,
+    with no object phrase its names account for, when the question describes the object."""
+    cov = _coverage(ctx, object_id, question, role)
+    return cov.covered and (bool(cov.phrase) or _described(ctx, object_id, question, role))
+
+
+def _names(ctx, object_id: str, question: str, role: str) -> bool:
+    """The question names the object: there is an object phrase, and the object's names account
+    for every word of it (no phrase at all names nothing)."""
+    cov = _coverage(ctx, object_id, question, role)
+    return cov.covered and bool(cov.phrase)
 
 
 def _source_words(ns: NamedSource) -> list[str]:
@@ -670,7 +699,9 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         further = [d for d in ordered[5:] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
         for i, d in enumerate(governed + further):
             cov = _coverage(ctx, d.object_id, p.text, role)
-            if cov.covered and (cov.phrase or (i == 0 and _described(ctx, d, p.text, role))):
+            if cov.covered and cov.phrase and not _asks_another_measure(ctx, d.object_id, p.text):
+                return d.object_id, None
+            if cov.covered and not cov.phrase and i == 0 and _described(ctx, d.object_id, p.text, role):
                 return d.object_id, None
         return None, Response(action="abstain", role=role, as_of=p.as_of, reason="no_matching_object",
                               answer="No governed object matches the name in the question; the closest ones are "

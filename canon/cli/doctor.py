@@ -16,8 +16,9 @@ from canon.core.settings_file import Problem
 from canon.evaluation.gold import load_gold
 from canon.registry.contracts import load_contract
 from canon.registry.policy import load_policy
-from canon.sources.dbt.artifacts import read_manifest
+from canon.sources.dbt.artifacts import missing_artifacts, read_manifest
 from canon.sources.dbt.manifest import iter_manifest_nodes, manifest_metadata
+from canon.sources.dbt.parquet_catalog import read_parquet_catalog
 
 ARTIFACTS = ("manifest.json", "semantic_manifest.json", "run_results.json", "sources.json", "catalog.json")
 # What the summary counts, in this order (dbt resource types).
@@ -31,6 +32,8 @@ def _problem(exc: CanonInputError, key: str) -> Problem:
 
 def _dbt_report(s: Settings, problems: list[Problem]) -> dict[str, Any]:
     file = str(s.config_file) if s.config_file else ENVIRONMENT
+    if not s.has_dbt:   # documents mode: nothing of dbt to read
+        return {"folder": None, "manifest": None}
     if s.mode == "artifacts":
         folder, key = s.dbt_artifacts_dir, "dbt.artifacts_dir"
     else:   # the set the last build published, else the manifest the code location parsed
@@ -50,6 +53,19 @@ def _dbt_report(s: Settings, problems: list[Problem]) -> dict[str, Any]:
         out["manifest"] = None if s.runs_dbt else "missing"
         return out   # project mode before the first build: nothing parsed yet (a missing folder is the loader's)
     out["artifacts"] = {name: (folder / name).is_file() for name in ARTIFACTS}
+    files = {name.removesuffix(".json"): str(folder / name) for name, ok in out["artifacts"].items() if ok}
+    unsupported: list[str] = []
+    if "catalog" not in files:   # dbt 2.0 writes catalog.json only with --write-catalog
+        try:
+            parquet = read_parquet_catalog(folder)
+        except CanonInputError as exc:
+            problems.append(_problem(exc, key))
+        else:
+            unsupported = parquet.unsupported
+            if parquet.catalog is not None:
+                files["catalog"] = out["catalog_parquet"] = parquet.where
+    # What the load will do without each absent artifact (canon/sources/dbt/artifacts.py), never an error.
+    out["missing"] = missing_artifacts(folder, files, {k.removesuffix(".json"): k for k in ARTIFACTS}, unsupported)
     try:
         manifest = read_manifest(folder / "manifest.json")
         version, schema = manifest_metadata(manifest)
@@ -82,11 +98,15 @@ def _documents_report(s: Settings, problems: list[Problem]) -> list[dict[str, An
             problems.append(_problem(exc, f"{d.key}.contract"))
         else:
             entry["contract_label"], entry["source_system"] = contract.label, contract.source.system
-            if contract.source.system in systems:
+            # Sources under one contract are read as one (canon/registry/build.py); two contracts
+            # with one source system would each delete the other's documents.
+            earlier = systems.get(contract.source.system)
+            if earlier is not None and earlier[1] != contract:
                 problems.append(Problem(str(s.config_file or ENVIRONMENT), f"{d.key}.contract",
-                                        f"source system {contract.source.system!r} is also {systems[contract.source.system]}'s:"
-                                        " give each documents source a contract with its own source.system"))
-            systems.setdefault(contract.source.system, d.key)
+                                        f"source system {contract.source.system!r} is also {earlier[0]}'s, under "
+                                        f"contract {earlier[1].label}: give each contract its own source.system, or "
+                                        "put both sources under one contract"))
+            systems.setdefault(contract.source.system, (d.key, contract))
         out.append(entry)
     return out
 
@@ -142,7 +162,9 @@ def render(report: dict[str, Any]) -> list[str]:
     if dbt.get("project_dir"):
         lines.append(f"dbt project    {dbt['project_dir']} (profiles {dbt['profiles_dir']}, target "
                      f"{dbt.get('target') or 'the profile default'}; dbt-core {dbt.get('dbt_installed', '?')})")
-    if dbt.get("manifest") is None:
+    if report["mode"] == "documents":
+        lines.append("dbt            none configured (no dbt keys: the documents alone)")
+    elif dbt.get("manifest") is None:
         lines.append("dbt manifest   none parsed yet: `canon build` parses and builds the project")
     elif dbt.get("counts") is not None:
         lines.append(f"dbt manifest   {dbt['manifest']}: dbt {dbt.get('dbt_version') or '?'}, "
@@ -152,6 +174,9 @@ def render(report: dict[str, Any]) -> list[str]:
         present = [n for n, ok in dbt["artifacts"].items() if ok]
         absent = [n for n, ok in dbt["artifacts"].items() if not ok]
         lines.append("dbt artifacts  " + ", ".join(present) + (f" (absent: {', '.join(absent)})" if absent else ""))
+        if dbt.get("catalog_parquet"):
+            lines.append(f"dbt catalog    from the Parquet dbt 2.0 writes: {dbt['catalog_parquet']}")
+        lines += [f"dbt missing    {why}" for why in dbt.get("missing", {}).values()]
     docs = report["documents"]
     if not docs:
         lines.append("documents      none configured")

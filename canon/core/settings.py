@@ -4,10 +4,12 @@ and the demo wherever neither says otherwise. With neither, the configuration
 is the demo's: the dbt project in dbt_project/, the documents in knowledge/,
 home ./var, the two release gold sets.
 
-Three modes, from the `dbt` keys: `demo` (Canon builds the embedded dbt
+Four modes, from the `dbt` keys: `demo` (Canon builds the embedded dbt
 project from its raw loaders), `project` (Canon runs the team's dbt project
-through dagster-dbt, `dbt.project_dir`) and `artifacts` (dbt runs elsewhere;
-Canon reads the artifacts in `dbt.artifacts_dir` and never runs dbt).
+through dagster-dbt, `dbt.project_dir`), `artifacts` (dbt runs elsewhere;
+Canon reads the artifacts in `dbt.artifacts_dir` and never runs dbt) and
+`documents` (a configuration file with `documents` and no `dbt` keys: the
+team's documents alone, no dbt evidence at all).
 
 `load_settings` raises a CanonInputError naming the file and the dotted key;
 `inspect_settings` returns every problem instead, for `canon doctor`. The keys
@@ -50,7 +52,7 @@ ENV_KEYS = {
 }
 ENVIRONMENT = "environment"   # the "file" a problem names when a variable set the value
 
-DEMO, PROJECT, ARTIFACTS = "demo", "project", "artifacts"
+DEMO, PROJECT, ARTIFACTS, DOCUMENTS = "demo", "project", "artifacts", "documents"
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,11 @@ class Settings:
     @property
     def is_demo(self) -> bool:
         return self.mode == DEMO
+
+    @property
+    def has_dbt(self) -> bool:
+        """There is dbt evidence (artifacts Canon reads or builds); not in documents mode."""
+        return self.mode != DOCUMENTS
 
 
 def resolve_policy_path(policy: str | os.PathLike | None, corpus: str | os.PathLike | None) -> Path:
@@ -210,21 +217,27 @@ def _documents(r: _Reader, mode: str) -> tuple[DocumentSource, ...]:
         return (DocumentSource(DEMO_CORPUS, DEFAULT_CONTRACT, "demo"),)
     else:
         return ()   # a team's dbt project alone: no documents beside it
-    # A documents path that does not exist yet is not a configuration error (the registry build
-    # reports it, `canon doctor` lists it: missing_documents); a file that is no document is.
-    seen: dict[Path, str] = {}
+    # A documents path that does not exist yet is not a configuration error (the registry build and
+    # `canon build` report it, `canon doctor` lists it: missing_documents); a file that is no
+    # document, one that cannot be read, and sources that overlap are.
     for s, file in zip(sources, files):
+        key = _source_key(s)
         if s.path.is_file() and s.path.suffix not in DOCUMENT_SUFFIXES:
-            r.problem(file, _source_key(s), f"{s.path}: a documents file must be .jsonl, .json or .md")
+            r.problem(file, key, f"{s.path}: a documents file must be .jsonl, .json or .md")
+        elif s.path.exists() and not os.access(s.path, os.R_OK | (os.X_OK if s.path.is_dir() else 0)):
+            r.problem(file, key, f"{s.path}: cannot be read (permission denied)")
         if not s.contract.is_file():
             r.problem(file, f"{s.key}.contract", f"contract file {s.contract} does not exist")
-        if s.contract in seen:
-            # The registry keeps each source's documents by its contract's source system.
-            r.problem(file, f"{s.key}.contract",
-                      f"{seen[s.contract]} already uses contract {s.contract}: each documents source needs its "
-                      "own contract (a copy of contracts/knowledge.yml with another `contract` name and "
-                      "`source.system`), or put the folders under one")
-        seen.setdefault(s.contract, s.key)
+    for i, (s, file) in enumerate(zip(sources, files)):
+        for earlier in sources[:i]:
+            # Several folders may share one contract (read as one source, canon/registry/build.py),
+            # but a file read twice would be its own duplicate.
+            if s.path == earlier.path:
+                r.problem(file, _source_key(s), f"{s.path} is listed twice (also {earlier.key})")
+            elif s.path.is_relative_to(earlier.path) or earlier.path.is_relative_to(s.path):
+                inner, outer = (s, earlier) if s.path.is_relative_to(earlier.path) else (earlier, s)
+                r.problem(file, _source_key(s), f"{inner.path} ({inner.key}) is inside {outer.path} ({outer.key}): "
+                                                "its files would be read twice; list one of them")
     return tuple(sources)
 
 
@@ -297,6 +310,11 @@ def inspect_settings(environ: Mapping[str, str] | None = None) -> tuple[Settings
     r = _Reader(environ, keys, config_file, problems)
     dbt = _dbt(r)
     mode = dbt["mode"]
+    if mode == DEMO and config_file is not None and (keys.documents is not None or environ.get("CANON_CORPUS")):
+        # A team's documents without dbt: not the demo (no raw loaders, no demo dbt project, no demo gate).
+        mode = dbt["mode"] = DOCUMENTS
+        dbt.pop("dbt_project_dir", None)
+        dbt.pop("dbt_profiles_dir", None)
     home_raw, home_file, home_key = r.value("home", keys.home)
     if home_raw:
         home = r.path(home_raw, home_file)
@@ -307,12 +325,17 @@ def inspect_settings(environ: Mapping[str, str] | None = None) -> tuple[Settings
     if home.exists() and not home.is_dir():
         r.problem(home_file, home_key, f"{home} is a file, not a folder")
     documents = _documents(r, mode)
+    for d in documents:
+        if d.key.startswith("documents[") and home.is_relative_to(d.path):
+            # Canon's own files (eval reports, logs, the registry's JSON) would be read as documents.
+            r.problem(r.file_name, _source_key(d), f"{d.path} holds the home {home}: Canon would read its own "
+                                                   "files as documents; point at the documents folder itself")
     roles = tuple(keys.default_roles or ())
-    if mode != DEMO and not roles and config_file is not None and not read_failed(problems, config_file):
+    if mode not in (DEMO, DOCUMENTS) and not roles and config_file is not None and not read_failed(problems, config_file):
         r.problem(r.file_name, "default_roles",
                   "missing: a team's dbt evidence needs the roles that may read nodes without "
                   "meta.canon.allowed_roles (there is no default), e.g. `default_roles: [analyst]`")
-    elif mode != DEMO and not roles and config_file is None:
+    elif mode not in (DEMO, DOCUMENTS) and not roles and config_file is None:
         r.problem(ENVIRONMENT, "default_roles",
                   f"missing: a team's dbt evidence needs default_roles, which only the configuration file sets "
                   f"(name it with {ENV_CONFIG})")

@@ -1,6 +1,7 @@
 """What `make run` prints: the state of a workspace, in a few lines."""
 
 import datetime as dt
+import json
 
 import duckdb
 
@@ -15,6 +16,18 @@ def _tables(con) -> set[str]:
     return {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
 
 
+def _last_load(con, tables: set[str]) -> dict:
+    """The summary of the latest dbt artifact load (canon/sources/dbt/tables.py), {} before one."""
+    if "dbt_artifact_revisions" not in tables:
+        return {}
+    row = con.execute("SELECT summary FROM dbt_artifact_revisions ORDER BY loaded_at DESC LIMIT 1").fetchall()
+    try:
+        loaded = json.loads(row[0][0]) if row and row[0][0] else {}
+    except ValueError:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
 def workspace_summary(con: duckdb.DuckDBPyConnection, today: dt.date | None = None) -> list[str]:
     today = today or dt.date.today()
     tables = _tables(con)
@@ -23,6 +36,7 @@ def workspace_summary(con: duckdb.DuckDBPyConnection, today: dt.date | None = No
         by_type = con.execute("SELECT resource_type, count(*) FROM dbt_nodes GROUP BY 1 ORDER BY 1").fetchall()
         lines.append("dbt nodes      " + ", ".join(f"{n} {t}" for t, n in by_type)
                      + f"; {_count(con, 'SELECT count(*) FROM lineage_edges')} lineage edges")
+        lines += [f"dbt missing    {why}" for why in _last_load(con, tables).get("missing", {}).values()]
     if "source_freshness" in tables:
         fresh = con.execute("SELECT source, status, round(age_seconds / 60) FROM source_freshness ORDER BY 1").fetchall()
         lines.append("freshness      " + (", ".join(f"{s} {st} ({int(a or 0)} min)" for s, st, a in fresh)

@@ -116,15 +116,15 @@ def build_registry(
         if corpus is not None and corpus_contract is None:
             raise TypeError("build_registry: corpus needs its corpus_contract")
         documents = [(Path(corpus), corpus_contract)] if corpus is not None else []
-    _one_source_per_system(documents)
+    groups = _by_system(documents)
     # dbt owns the doc_ids and objects it renders, so the corpus is screened against them first
     # (canon.registry.claims); every contract is known to every screen for `owns_objects`.
     rendered = dbt_documents if dbt_documents is not None and dbt_contract is not None else []
     if rendered:  # undeclared effective time from the artifacts' publication history (canon.registry.publication)
         rendered = publication.with_history(con, rendered, source_system=dbt_contract.source.system, today=today)
     contracts = [c for _, c in documents] + ([dbt_contract] if dbt_contract is not None else [])
-    for i, (source, contract) in enumerate(documents):
-        _build_corpus(con, Path(source), contract, build, run_id=run_id, today=today, rendered=rendered,
+    for i, (sources, contract) in enumerate(groups):
+        _build_corpus(con, sources, contract, build, run_id=run_id, today=today, rendered=rendered,
                       contracts=contracts, record_root=i == 0)
     if dbt_documents is not None and dbt_contract is not None:
         contract_state.apply(con, dbt_contract, source=f"contract {dbt_contract.label}")
@@ -135,29 +135,56 @@ def build_registry(
     return build
 
 
-def _one_source_per_system(documents: Sequence[tuple[Path, Contract]]) -> None:
-    """The registry keeps a source's documents by its contract's source system: two sources
-    under one system would each delete the other's documents as gone."""
-    seen: dict[str, Path] = {}
+def _by_system(documents: Sequence[tuple[Path, Contract]]) -> list[tuple[list[Path], Contract]]:
+    """The sources grouped by their contract's source system, in first-seen order: the registry keeps
+    a source's documents by that system, so several folders under one contract are one source (read
+    together, canon.registry.corpus_cache). Two different contracts with one system are an error."""
+    groups: dict[str, tuple[list[Path], Contract]] = {}
     for source, contract in documents:
         system = contract.source.system
-        if system in seen:
+        if system in groups and groups[system][1] != contract:
+            first = groups[system][0][0]
             raise CanonInputError(source, f"documents source under contract {contract.label} has source system "
-                                          f"{system!r}, as {seen[system]} has: give each documents source a "
-                                          "contract with its own source.system", field="contract")
-        seen[system] = Path(source)
+                                          f"{system!r}, as {first} under {groups[system][1].label} has: give each "
+                                          "contract its own source.system, or put both sources under one contract",
+                                  field="contract")
+        groups.setdefault(system, ([], contract))[0].append(Path(source))
+    return list(groups.values())
 
 
-def _build_corpus(con: duckdb.DuckDBPyConnection, source: Path, contract: Contract, build: RegistryBuild, *,
+def root_labels(sources: Sequence[Path]) -> list[str]:
+    """A label per source of one contract, unique among them: the fewest trailing parts of its folder
+    (a file's: the folder holding it) that tell them apart. One source alone has none."""
+    if len(sources) == 1:
+        return [""]
+    folders = [p.resolve() if p.is_dir() else p.resolve().parent for p in sources]
+    for depth in range(1, max(len(f.parts) for f in folders) + 1):
+        labels = ["/".join(f.parts[-depth:]).lstrip("/") or "root" for f in folders]
+        # a folder listed twice keeps one label (the settings refuse that); files of one folder share it
+        if len(set(labels)) == len(set(folders)):
+            return labels
+    return [str(i) for i in range(len(sources))]
+
+
+def _build_corpus(con: duckdb.DuckDBPyConnection, sources: list[Path], contract: Contract, build: RegistryBuild, *,
                   run_id: str, today: dt.date, rendered: list[Document], contracts: list[Contract],
                   record_root: bool) -> None:
     contract_state.apply(con, contract, source=f"contract {contract.label}")
     system = contract.source.system
     others = claims.others_for(con, system, rendered=rendered, contracts=contracts)
     owners = claims.live_owners(con, system)
-    root = source.resolve()
-    if root.is_dir():  # only changed files are opened (canon.registry.corpus_cache)
-        scanned = corpus_cache.scan(con, root, contract, today=today, owners=owners)
+    root = sources[0].resolve()
+    if len(sources) > 1 or root.is_dir():  # only changed files are opened (canon.registry.corpus_cache)
+        if len(sources) > 1:
+            for source in sources:
+                if not source.exists():
+                    raise CanonInputError(source, "documents path does not exist")
+            roots = [corpus_cache.Root(s.resolve(), label) if s.is_dir() else
+                     corpus_cache.Root(s.resolve().parent, label, s.resolve().name)
+                     for s, label in zip(sources, root_labels(sources))]
+            scanned = corpus_cache.scan(con, roots, contract, today=today, owners=owners)
+        else:
+            scanned = corpus_cache.scan(con, root, contract, today=today, owners=owners)
         t0 = time.perf_counter()
         refused = _store(con, scanned.result, contract, run_id, build, others)
         t1 = time.perf_counter()
@@ -169,7 +196,7 @@ def _build_corpus(con: duckdb.DuckDBPyConnection, source: Path, contract: Contra
             build.corpus_files[k] = build.corpus_files.get(k, 0) + v
     else:  # a single .jsonl/.json/.md file: read whole (CanonInputError if it does not exist)
         checked = [item if isinstance(item, ReadFailure) else check_record(item, contract, today)
-                   for item in read_corpus(source)]
+                   for item in read_corpus(sources[0])]
         require_accepted(contract)
         _store(con, decide(checked, contract, owners=owners), contract, run_id, build, others)
     if record_root:  # the first source: where `canon forget` looks for source copies

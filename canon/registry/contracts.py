@@ -91,6 +91,33 @@ class RetentionSpec(_Strict):
     delete_propagation_hours: float = Field(gt=0)
 
 
+class DefaultsSpec(_Strict):
+    """Metadata for the documents of a source that do not state it, such as a folder of plain
+    Markdown without front matter (canon/registry/defaults.py). A key a document states wins."""
+
+    kind: str | None = None
+    status: str | None = None
+    authority: int | None = Field(default=None, ge=0, le=100)
+    version: str | None = None
+    valid_from: str | None = None
+    valid_to: str | None = None
+    allowed_roles: tuple[str, ...] | None = None
+    # doc_id = object_id = id_prefix + the file's path without its suffix (`handbook/onboarding`),
+    # for a document that names neither; its title is its first `# ` heading, else the file name.
+    id_prefix: str = ""
+
+    @field_validator("version", "valid_from", "valid_to", mode="before")
+    @classmethod
+    def _as_text(cls, v: Any) -> Any:
+        # YAML reads `version: 1` as a number and `valid_from: 2026-01-01` as a date: keep them as written.
+        return v.isoformat() if hasattr(v, "isoformat") else (str(v) if isinstance(v, (int, float)) else v)
+
+    @field_validator("allowed_roles", mode="before")
+    @classmethod
+    def _roles(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+
 class Contract(_Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -109,6 +136,8 @@ class Contract(_Strict):
     # for, and no other source may. Absent: any object no other source owns (docs/contracts.md,
     # "Source contracts"; enforced by canon.registry.claims).
     owns_objects: tuple[str, ...] | None = None
+    # Metadata for documents that do not state it (absent: every document states every required key).
+    defaults: DefaultsSpec | None = None
 
     @field_validator("owns_objects")
     @classmethod
@@ -257,6 +286,14 @@ def major_changes(old: Contract, new: Contract) -> list[str]:
         out.append(f"source.system changed ({old.source.system} -> {new.source.system})")
     if not old.source.pii_allowed and new.source.pii_allowed:
         out.append("source.pii_allowed loosened (false -> true)")
+    # Who may read the documents that name no roles, and their ids, are what consumers rely on.
+    o_roles = set(old.defaults.allowed_roles or ()) if old.defaults else set()
+    n_roles = set(new.defaults.allowed_roles or ()) if new.defaults else set()
+    if n_roles - o_roles and old.defaults is not None:
+        out.append(f"defaults.allowed_roles loosened ({_set_diff(tuple(o_roles), tuple(n_roles))})")
+    if old.defaults is not None and (new.defaults is None or old.defaults.id_prefix != new.defaults.id_prefix):
+        out.append("defaults.id_prefix changed (the derived doc_ids change)" if new.defaults is not None
+                   else "defaults removed (documents without front matter are no longer admitted)")
     return out
 
 

@@ -21,6 +21,11 @@ Only files whose every record was admitted are recorded, and only once their
 mtime is RACY_SECONDS old, so a write in the same clock tick as the stat cannot
 hide (git's "racy clean" problem). Trusted records still pass the checks across
 records (duplicate doc_ids) with the files that were read.
+
+Several folders (or files) under one contract are one source (`scan` takes
+them as `Root`s): each is read under its own label, which prefixes its paths and
+source_uris (`handbook/onboarding.md`), and the gate's checks across records
+run over all of them together. One folder alone has no label, as before.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ import hashlib
 import os
 import stat
 import time
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -76,28 +82,61 @@ class CorpusScan:
 ensure_schema = schema.ensure_corpus_files
 
 
-def gate_key(contract: Contract, root: Path) -> str:
-    material = "\n".join([CACHE_VERSION, str(root), contract.model_dump_json(by_alias=True)])
+@dataclass(frozen=True)
+class Root:
+    """One folder of a source, or one file (`only`: its name in `path`, the folder holding it)."""
+
+    path: Path
+    label: str = ""            # prefix of its paths and source_uris; "" for a source of one folder
+    only: str | None = None
+
+
+def gate_key(contract: Contract, root: Path | Sequence[Root]) -> str:
+    where = str(root) if isinstance(root, Path) else "\n".join(f"{r.label}={r.path}:{r.only or ''}" for r in root)
+    material = "\n".join([CACHE_VERSION, where, contract.model_dump_json(by_alias=True)])
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def _labelled(item, label: str):
+    """An item read under a root's label: its path and source_uri carry the label."""
+    if not label:
+        return item
+    return replace(item, path=f"{label}/{item.path}", source_uri=f"{label}/{item.source_uri}")
 
 
 def _fingerprint(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
-def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, today: dt.date,
+def scan(con: duckdb.DuckDBPyConnection, root: Path | Sequence[Root], contract: Contract, *, today: dt.date,
          max_bytes: int = DEFAULT_MAX_BYTES, owners: dict[str, str] | None = None) -> CorpusScan:
-    """Gate a corpus folder, opening only the files that changed (see the module doc).
+    """Gate a corpus folder, or several folders and files of one source (`Root`s), opening only
+    the files that changed (see the module doc).
     `owners`: doc_id -> registered source_uri, for the duplicate rule (canon.registry.gate.decide)."""
     require_accepted(contract)
     ensure_schema(con)
-    root = Path(root).resolve()
+    if isinstance(root, Path):
+        root = Path(root).resolve()
+        roots = [Root(root)]
+        key = gate_key(contract, root)
+    else:
+        roots = [Root(r.path.resolve(), r.label, r.only) for r in root]
+        key = gate_key(contract, roots)
     system = contract.source.system
-    key = gate_key(contract, root)
     started_ns = time.time_ns()
     t0 = time.perf_counter()
 
-    files, folder_failures = corpus_files(root)
+    files: list[str] = []
+    folder_failures: list[ReadFailure] = []
+    where: dict[str, tuple[Root, str]] = {}   # path as recorded -> (its root, its path inside the root)
+    for r in roots:
+        found, failed = ([r.only], []) if r.only is not None else corpus_files(r.path)
+        folder_failures += [_labelled(f, r.label) for f in failed]
+        for rel in found:
+            shown = f"{r.label}/{rel}" if r.label else rel
+            files.append(shown)
+            where[shown] = (r, rel)
+    files.sort()
     # One row per known file, with whether the registry still holds every one of its records
     # live and identical (checked in SQL: no Python pass over 10,000 documents).
     known = {r[0]: r[1:] for r in con.execute(
@@ -119,10 +158,10 @@ def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, toda
     trusted: dict[str, list[str]] = {}   # path -> its doc_ids
     out = CorpusScan(result=GateResult([], []), files=len(files), _system=system, _key=key, _paths=files)
     read_s = check_s = 0.0
-    top = str(root) + os.sep
     for rel in files:
+        owner, inner = where[rel]
         try:
-            st = os.lstat(top + rel)
+            st = os.lstat(str(owner.path) + os.sep + inner)
         except OSError:
             st = None
         entry = known.get(rel)
@@ -131,7 +170,7 @@ def scan(con: duckdb.DuckDBPyConnection, root: Path, contract: Contract, *, toda
             trusted[rel] = entry[6]
             continue
         r0 = time.perf_counter()
-        items = read_file(root, rel, max_bytes)
+        items = [_labelled(i, owner.label) for i in read_file(owner.path, inner, max_bytes)]
         r1 = time.perf_counter()
         checked = [i if isinstance(i, ReadFailure) else check_record(i, contract, today) for i in items]
         check_s += time.perf_counter() - r1

@@ -21,7 +21,7 @@ import datetime as dt
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from pydantic import ValidationError
@@ -32,6 +32,8 @@ from canon.models.documents import CONTRACT_KEYS, Document
 from canon.registry import identity as ids
 from canon.registry import pii
 from canon.registry.contracts import Contract
+from canon.registry.defaults import with_defaults
+from canon.sources.corpus.markdown import NO_FRONT_MATTER
 from canon.sources.corpus.records import CorpusRead, RawRecord, ReadFailure
 
 # Fields that hold hashes, not prose: never PII-scanned.
@@ -173,6 +175,11 @@ def _identity(text: str) -> str:
 
 
 def _check(rec: RawRecord, c: Contract, today: dt.date) -> Checked:
+    if c.defaults is not None:   # what the record does not state, its contract does (canon.registry.defaults)
+        rec = replace(rec, fields=with_defaults(rec.fields, rec.path, c.defaults))
+    elif not rec.front_matter:   # plain Markdown under a contract that says nothing of it
+        return Checked(rec.source_uri, rec.source_system, None, [NO_FRONT_MATTER], None, rec.raw_sha256,
+                       _identity("invalid:" + rec.raw_sha256), source_revision=rec.source_revision or rec.raw_sha256)
     f = rec.fields
     reasons: list[str] = []
     flagged: set[str] = set()     # fields already explained; pydantic must not repeat them

@@ -74,6 +74,7 @@ def _load_front_matter(text: str) -> Any:
     except yaml.YAMLError:
         return yaml.load(text, Loader=_PureFrontMatterLoader)  # noqa: S506 (raises with the precise mark)
 
+NO_FRONT_MATTER = "no YAML front matter (the file must start with a '---' line)"
 _FENCE = re.compile(r"^---[ \t]*$")
 _FENCE_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 
@@ -82,7 +83,7 @@ def parse_markdown(text: str) -> dict[str, Any]:
     """Front matter fields plus the body as `text`. Raises BadRecord."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if not lines or not _FENCE.match(lines[0]):
-        raise BadRecord("no YAML front matter (the file must start with a '---' line)")
+        raise BadRecord(NO_FRONT_MATTER)
     end = next((i for i in range(1, len(lines)) if _FENCE_END.match(lines[i])), None)
     if end is None:
         raise BadRecord("unterminated YAML front matter (no closing '---' line)")
@@ -105,11 +106,23 @@ def parse_markdown(text: str) -> dict[str, Any]:
     return {**meta, "text": "\n".join(lines[end + 1:]).strip()}
 
 
+def has_front_matter(text: str) -> bool:
+    first = text.replace("\r\n", "\n").replace("\r", "\n").split("\n", 1)[0]
+    return bool(_FENCE.match(first))
+
+
 def read_markdown(full: Path, rel: str, max_bytes: int) -> Iterator[Item]:
+    """One record per file. A file without front matter is a record of its body alone
+    (`front_matter` False): its source contract's `defaults` may supply the rest, or the gate
+    quarantines it with NO_FRONT_MATTER (canon/registry/gate.py)."""
     raw = b""
     try:
         raw = read_limited(full, max_bytes)
-        fields = parse_markdown(decode(raw))
+        text = decode(raw)
+        if not has_front_matter(text):
+            yield RawRecord({"text": text.strip()}, rel, raw, rel, front_matter=False)
+            return
+        fields = parse_markdown(text)
     except BadRecord as exc:
         yield ReadFailure(rel, str(exc), rel, None, content_hash(raw))
         return

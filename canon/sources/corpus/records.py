@@ -21,6 +21,9 @@ class RawRecord:
     line: int | None = None    # 1-based line for .jsonl records
     source_system: str | None = None    # None: the contract's source.system applies
     source_revision: str | None = None  # None: "sha256:" + sha256(raw)
+    # False for a Markdown file without YAML front matter: `fields` is only its `text`, and the gate
+    # admits it only under a contract with `defaults` (canon.registry.defaults).
+    front_matter: bool = True
 
     @property
     def raw_sha256(self) -> str:

@@ -8,7 +8,9 @@ source freshness and run results, as pyarrow tables / plain dicts.
 Pure Python (no Dagster). Every bad input raises CanonInputError naming the
 file and the reason; nothing is returned until every file has been parsed.
 An optional artifact that is absent is no error: `ArtifactBundle.missing` says
-what its absence costs (a dbt 2.0 Parquet catalog is named there as not read).
+what its absence costs. Without catalog.json the column catalog dbt 2.0 writes
+as Parquet is read instead (canon/sources/dbt/parquet_catalog.py); Parquet
+files Canon does not know are named in `missing` as unsupported.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from canon.sources.dbt.manifest import (
     iter_manifest_nodes,
     model_level_edges,
 )
+from canon.sources.dbt.parquet_catalog import read_parquet_catalog
 from canon.sources.dbt.run_artifacts import (
     RUN_RESULTS_SCHEMA,
     empty_run_results,
@@ -182,15 +185,14 @@ def groups_of(manifest: Mapping[str, Any]) -> dict[str, dict]:
     return out
 
 
-def missing_artifacts(target: Path, files: Mapping[str, str], wanted: Mapping[str, str | None]) -> dict[str, str]:
-    """kind → what its absence costs, for every optional artifact that was asked for and not found. A dbt 2.0
-    catalog (Parquet under target/private/, no catalog.json) is named as found but not read."""
+def missing_artifacts(target: Path, files: Mapping[str, str], wanted: Mapping[str, str | None],
+                      unsupported: list[str] | None = None) -> dict[str, str]:
+    """kind → what its absence costs, for every optional artifact that was asked for and not found.
+    `unsupported`: the dbt 2.0 Parquet files found in the catalog's place that Canon could not read."""
     out = {kind: why for kind, why in _WITHOUT.items() if wanted.get(kind) and kind not in files}
-    if "catalog" in out:
-        parquet = sorted(p for p in (target / "private").glob("**/*.parquet")) if (target / "private").is_dir() else []
-        if parquet:
-            out["catalog"] = (f"catalog.json is absent and the Parquet catalog dbt 2.0 writes ({parquet[0]}) is not "
-                              "supported yet: column types are only those the manifest declares")
+    if "catalog" in out and unsupported:
+        out["catalog"] = ("catalog.json is absent and the Parquet found in its place is not supported ("
+                          + "; ".join(unsupported) + "): column types are only those the manifest declares")
     return out
 
 
@@ -240,6 +242,12 @@ def read_artifacts(
     revision = manifest_revision(doc, git_sha)
     num = schema_version(doc, mpath, "manifest")
     cat = parse_catalog(raw["catalog"][1], raw["catalog"][0]) if "catalog" in raw else None
+    unsupported: list[str] = []
+    if cat is None and catalog and target.is_dir():   # dbt 2.0: no catalog.json unless --write-catalog
+        parquet = read_parquet_catalog(target)
+        cat, unsupported = parquet.catalog, parquet.unsupported
+        if cat is not None:
+            files["catalog"] = parquet.where
     if "run_results" in raw:
         rr_table, compiled = parse_run_results(raw["run_results"][1], raw["run_results"][0], revision)
     else:
@@ -256,6 +264,6 @@ def read_artifacts(
         nodes=nodes, edges=edges, governed=governed, freshness=freshness, run_results=rr_table,
         revision=revision, schema_version=num, semantic=semantic,
         dbt_version=meta.get("dbt_version"), generated_at=meta.get("generated_at"), files=files,
-        groups=groups_of(doc), missing=missing_artifacts(target, files, wanted),
+        groups=groups_of(doc), missing=missing_artifacts(target, files, wanted, unsupported),
         folder=str(target if target.is_dir() else mpath.parent),
     )

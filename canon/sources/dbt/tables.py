@@ -1,6 +1,9 @@
 """Stores a parsed dbt artifact bundle in DuckDB: `dbt_nodes`, `lineage_edges`,
 `dbt_run_results` and `source_freshness`, replaced together in one transaction
-(parsing finishes before it starts, so a bad artifact never half-writes)."""
+(parsing finishes before it starts, so a bad artifact never half-writes).
+Each load is recorded in `dbt_artifact_revisions`, its summary holding the row
+counts, the files read and what the absent artifacts cost (`missing`), which
+the build summary prints (canon/ops/summary.py)."""
 
 from __future__ import annotations
 
@@ -45,7 +48,9 @@ def store_bundle(con: duckdb.DuckDBPyConnection, bundle) -> dict[str, int]:
         counts = {name: t.num_rows for name, t in tables.items()}
         con.execute(
             "INSERT INTO dbt_artifact_revisions (revision, schema_version, summary) VALUES (?, ?, ?)",
-            [bundle.revision, bundle.schema_version, json.dumps(counts)],
+            [bundle.revision, bundle.schema_version,
+             json.dumps({**counts, "files": dict(getattr(bundle, "files", {}) or {}),
+                         "missing": dict(getattr(bundle, "missing", {}) or {})}, sort_keys=True)],
         )
         con.execute("COMMIT")
     except BaseException:
