@@ -209,9 +209,9 @@ def test_size_and_a_quarter_kept_final(gold, every_case):
     ids = [c["id"] for c in every_case]
     assert len(ids) == len(set(ids)), "duplicate case ids"
     share = len(gold["final"]) / len(every_case)
-    # 0.20: the dev split grew by the failure-class cases written after the final split was frozen
-    # (issue 16, tests/test_understanding_classes.py); the final split is never added to by tuning.
-    assert 0.20 <= share <= 0.30, f"the final split is {share:.0%} of the set"
+    # A quarter kept final (issue 16): a class added to the dev split gets final cases of its own,
+    # written beside it and never tuned on.
+    assert 0.24 <= share <= 0.30, f"the final split is {share:.0%} of the set"
 
 
 @pytest.mark.parametrize("split", SPLITS)
