@@ -28,6 +28,15 @@ def _last_load(con, tables: set[str]) -> dict:
     return loaded if isinstance(loaded, dict) else {}
 
 
+SUMMARY_ITEMS = 5   # a summary line names at most this many items, then counts the rest
+
+
+def listed(items: list[str], limit: int = SUMMARY_ITEMS) -> str:
+    """`items` joined for one summary line: the first `limit`, then how many more there are."""
+    head = ", ".join(items[:limit])
+    return head + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
 def workspace_summary(con: duckdb.DuckDBPyConnection, today: dt.date | None = None) -> list[str]:
     today = today or dt.date.today()
     tables = _tables(con)
@@ -39,7 +48,9 @@ def workspace_summary(con: duckdb.DuckDBPyConnection, today: dt.date | None = No
         lines += [f"dbt missing    {why}" for why in _last_load(con, tables).get("missing", {}).values()]
     if "source_freshness" in tables:
         fresh = con.execute("SELECT source, status, round(age_seconds / 60) FROM source_freshness ORDER BY 1").fetchall()
-        lines.append("freshness      " + (", ".join(f"{s} {st} ({int(a or 0)} min)" for s, st, a in fresh)
+        # The sources past their SLA first: on a large project the line names those, not hundreds.
+        fresh.sort(key=lambda r: (r[1] == "pass", r[0]))
+        lines.append("freshness      " + (listed([f"{s} {st} ({int(a or 0)} min)" for s, st, a in fresh])
                                           or "no source freshness results (no sources.json, or it is empty)"))
     if "documents" in tables:
         kinds = con.execute("SELECT kind, count(*) FROM documents WHERE deleted_at IS NULL GROUP BY 1 ORDER BY 1").fetchall()
@@ -52,7 +63,7 @@ def workspace_summary(con: duckdb.DuckDBPyConnection, today: dt.date | None = No
             "SELECT object_id, evidence_id FROM definitions_as_of(?) WHERE status = 'approved' "
             "AND kind = 'metric_definition' ORDER BY 1", [today]).fetchall()
         lines.append(f"definitions    {_count(con, 'SELECT count(*) FROM definitions')} revisions; governing today: "
-                     + (", ".join(f"{o} → {e}" for o, e in governing) or "none"))
+                     + (listed([o if o == e else f"{o} → {e}" for o, e in governing]) or "none"))
     if "index_revisions" in tables:
         rev = con.execute(
             "SELECT revision_id, chunk_count, embedding_model_id FROM index_revisions WHERE status = 'ready' "
