@@ -375,7 +375,9 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
     shown_objects = view.shown_objects
     candidates: list[ObjectMatch] = [m for m in p.matches if m.object_id in shown_objects
                                      and (m.kinds & set(CONCEPT_PRIORITY))]
-    candidates = [m for m in candidates if _named(ctx, m, p.text, view.role)]
+    # One coverage per candidate object: the name test and the specificity test below both read it.
+    covs = {m.object_id: _coverage(ctx, m.object_id, p.text, view.role) for m in candidates}
+    candidates = [m for m in candidates if _named(ctx, m, p.text, view.role, covs[m.object_id])]
     candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
         return None, []
@@ -384,7 +386,6 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
     # account for all of it is the one asked about (the most complete name span wins).
     # A whole name whose object phrase goes on to a measure noun its names lack ("leakage
     # <growth>") names another measure, not it, whether or not that one is found.
-    covs = {m.object_id: _coverage(ctx, m.object_id, p.text, view.role) for m in candidates}
     spans = [len(covs[m.object_id].phrase) for m in candidates if covs[m.object_id].covered]
     candidates = [m for m in candidates if covs[m.object_id].covered or (
         (not spans or len(m.name.split()) >= max(spans))
@@ -416,13 +417,14 @@ def _whole(m: ObjectMatch, question: str) -> bool:
     return f" {m.name} " in f" {normalize(question)} "
 
 
-def _named(ctx, m: ObjectMatch, question: str, role: str) -> bool:
+def _named(ctx, m: ObjectMatch, question: str, role: str, cov) -> bool:
     """The question names the matched object: it writes one of its names out whole, or the
-    object's names cover its object phrase. A name its text states (`ObjectEntry.stated`) counts
-    only through `_coverage`, which reads the names the revisions the role may see state."""
+    object's names cover its object phrase (`cov`, its `_coverage`). A name its text states
+    (`ObjectEntry.stated`) counts only through `_coverage`, which reads the names the revisions
+    the role may see state."""
     if m.name in ctx.catalog[m.object_id].stated:
-        return _names_or_describes(ctx, m.object_id, question, role)
-    return _whole(m, question) or _names_or_describes(ctx, m.object_id, question, role)
+        return _names_or_describes(ctx, m.object_id, question, role, cov)
+    return _whole(m, question) or _names_or_describes(ctx, m.object_id, question, role, cov)
 
 
 def _coverage(ctx, object_id: str, question: str, role: str):
@@ -473,10 +475,10 @@ def _described(ctx, object_id: str, question: str, role: str) -> bool:
     return describes(question, text)
 
 
-def _names_or_describes(ctx, object_id: str, question: str, role: str) -> bool:
-    """A weak name match counts when the object's names cover the question's object phrase, or,
-    with no object phrase its names account for, when the question describes the object."""
-    cov = _coverage(ctx, object_id, question, role)
+def _names_or_describes(ctx, object_id: str, question: str, role: str, cov) -> bool:
+    """A weak name match counts when the object's names cover the question's object phrase
+    (`cov`, its `_coverage`), or, with no object phrase its names account for, when the
+    question describes the object."""
     return cov.covered and (bool(cov.phrase) or _described(ctx, object_id, question, role))
 
 
@@ -760,9 +762,10 @@ def _dbt_observed_relations(ctx: AskContext, concept_docs: list[Document]) -> tu
     for d in concept_docs:
         if d.metadata.get("relation_name"):
             own.add(str(d.metadata["relation_name"]))
-        if graph and d.metadata.get("dbt_unique_id"):
-            upstream_sources |= {n["relation_name"] or n["id"]
-                                 for n in upstream(ctx.con, d.metadata["dbt_unique_id"]).sources()}
+    # One walk per node: the revisions of an object share its dbt node.
+    for node_id in sorted({d.metadata["dbt_unique_id"] for d in concept_docs if d.metadata.get("dbt_unique_id")}
+                          if graph else ()):
+        upstream_sources |= {n["relation_name"] or n["id"] for n in upstream(ctx.con, node_id).sources()}
     return own, upstream_sources
 
 

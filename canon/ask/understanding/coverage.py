@@ -257,19 +257,19 @@ def other_measure(question: str, names: set[str], extra_words: set[str] = frozen
     "share", "time"…) headed by a modifier ("customer return <rate>"), neither of them in the
     names. "Define the customer return rate for parcels sent back" shares "parcels" with "cost
     per parcel" but asks about a rate no name accounts for; empty when there is none."""
-    vocab = {w for n in names for w in n.split()} | set(extra_words) | _initialisms(names)
+    vocab = name_set(frozenset(names), frozenset(extra_words)).vocab_words
     toks = _words(question)
     for i, t in enumerate(toks):
         # A head noun: a modifier before it, a grammar word (or the end) after it ("agent spends
         # actively" is a verb).
         head = i + 1 == len(toks) or _is_boundary(toks[i + 1])
         if t in MEASURE_NOUNS and head and i > 0 and not _is_boundary(toks[i - 1]):
-            if any(_same(t, v) for v in vocab):
+            if vocab.has(t):
                 continue
             j = i
             while j > 0 and not _is_boundary(toks[j - 1]):
                 j -= 1
             phrase = toks[j:i + 1]
-            if not any(_same(w, v) for w in phrase[:-1] for v in vocab):
+            if not any(vocab.has(w) for w in phrase[:-1]):
                 return phrase
     return []
