@@ -10,7 +10,8 @@ a. A name nothing governs whose words partly match an object the role may not se
    `deny`.
 b. A lineage question about a model with no dbt graph is answered from the upstreams its own
    document declares, or a governed lineage document naming that revision; else `abstain` /
-   `no_lineage`, never the model's definition in its place.
+   `no_lineage`, never the model's definition in its place. A lineage question may ask by the
+   sentence's shape alone ("where does X get its data from", "what is X built from").
 c. Initialisms derived from an object's names resolve when written in capitals, a whole
    name's initials beat the same letters starting a longer name, two whole names sharing them
    are a clarification, and a declared alias beats them.
@@ -39,6 +40,7 @@ from canon.ask.understanding.match import (
     object_catalog,
     stated_names,
 )
+from canon.ask.understanding.parse import detect_intents
 from canon.index import publish as index
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.models.documents import Document
@@ -126,6 +128,19 @@ def test_a_model_lineage_question_is_answered_from_declared_upstreams_or_abstain
     assert (r.action, r.reason, r.evidence) == ("abstain", "no_lineage", [])
     # Not a lineage question: the model's definition, as before.
     assert ask(ctx, "What is the grain of fct_docks v1?", "analyst").action == "answer"
+
+
+def test_a_lineage_question_asked_by_the_sentences_shape_gets_the_lineage():
+    """"Where does X get its data from", "what is X built from": no lineage noun, the shape asks it."""
+    ctx = _ctx(_models())
+    for q in ("Where does fct_loads v2 get its data from?", "What is fct_loads version 2 built from?",
+              "Where is fct_loads v2 sourced from?", "fct_loads v2 pulls its rows from which tables?"):
+        assert detect_intents(q) >= {"lineage"}, q
+        r = ask(ctx, q, "analyst")
+        assert r.action == "answer" and "raw.tms.loads" in r.answer and "raw.tms.trucks" in r.answer, (q, r.answer)
+    # "from" after a date or in a period asks no lineage.
+    for q in ("How is fct_loads v2 defined from 2026-01-01?", "What was load volume from March to June 2026?"):
+        assert "lineage" not in detect_intents(q), q
 
 
 # ---------------------------------------------------------------- c. initialisms derived from names

@@ -27,7 +27,7 @@ from canon.ask.understanding.coverage import (
     coverage,
     stated_synonyms,
 )
-from canon.ask.understanding.match import _STOP, _same_word, object_catalog
+from canon.ask.understanding.match import _STOP, _same_word, object_catalog, prefixed
 from canon.registry.contracts import load_contract
 from canon.registry.gate import gate
 from canon.sources.corpus.reader import read_corpus
@@ -43,7 +43,9 @@ SETS = {
 # ---------------------------------------------------------------- the reference (the former per-call form)
 
 def _ref_same(t, v):
-    return _same_word(t, v) or (len(t) >= 3 and len(v) >= 3 and fuzz.ratio(t, v) >= _SHORT_RATIO)
+    # A word with letters written in front of another is not it (match.py, `prefixed`).
+    return _same_word(t, v) or (len(t) >= 3 and len(v) >= 3 and fuzz.ratio(t, v) >= _SHORT_RATIO
+                                and not prefixed(t, v))
 
 
 def _ref_boundary(w):

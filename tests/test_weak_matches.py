@@ -2,7 +2,9 @@
 hit only when it describes that object in the words its definition uses
 (canon/ask/understanding/coverage.py, `describes`). A name no object has, sharing a generic
 word or two with the top hit, and initials no object's title gives, abstain with
-`no_matching_object`: answering from a look-alike is the worst failure Canon can have.
+`no_matching_object`: answering from a look-alike is the worst failure Canon can have. A word
+with letters written in front of a name's word ("unmetered" for "metered") is another word, not a
+misspelling (canon/ask/understanding/match.py, `prefixed`).
 
 Water-utility documents, a domain no gold set uses, through the real pipeline: the contract
 gate, a LanceDB index (HashingEmbedder: the lexical side of retrieval decides), ask."""
@@ -42,6 +44,9 @@ METRICS = {
                              "properties connected at the start of the month."),
     "leakage_growth_yoy": ("Leakage growth YoY",
                            "Leakage this month over leakage in the same month a year earlier, minus one."),
+    "metered_property_share": ("Metered property share",
+                               "Connected properties billed from a working meter, over all connected "
+                               "properties at the end of the month."),
     "supply_interruption_rate": ("Supply interruption rate",
                                  "Customer properties whose supply was interrupted for more than three hours, per "
                                  "1,000 connected properties, in the month."),
@@ -85,6 +90,8 @@ def test_a_description_in_the_definitions_words_finds_its_object(ctx, question, 
     "How is the pipe renewal share defined?",             # "share" and "pipe": two of three words
     "Which governed sewer overflow rate applies?",        # "rate" with a name no object has
     "What is ILI?",                                       # initials of no title (infrastructure leakage index)
+    "What is the unmetered property share?",              # letters in front of a name's word make another word
+    "How is the submetered property share defined?",
 ])
 def test_a_name_no_object_has_abstains_instead_of_taking_the_top_hit(ctx, question):
     r = ask(ctx, question, "analyst", DAY)
@@ -135,3 +142,34 @@ def test_no_dev_case_is_answered_from_an_object_its_gold_does_not_name():
             wrong.append((c["id"], r["action"], primary))
     assert wrong == []
     assert result["summary"]["permission_leaks"] == 0 and result["summary"]["wrong_version_rate"] == 0
+
+
+@pytest.mark.parametrize("question", ["Which definition of metered property share applies?",
+                                      "How is the metred property share defined?"])   # a misspelling still matches
+def test_the_name_itself_still_matches_beside_the_prefixed_forms(ctx, question):
+    r = ask(ctx, question, "analyst", DAY)
+    assert r.action == "answer" and r.evidence[0].doc_id == "metric.metered_property_share.v1", (question, r.answer)
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ("redelivery", "delivery", True), ("involuntary", "voluntary", True), ("unresolved", "resolved", True),
+    ("delivery", "delivery", False), ("deliveries", "delivery", False), ("revnue", "revenue", False),
+    ("ddelivery", "delivery", False),   # one letter in front: a typo, left to the fuzzy match
+])
+def test_prefixed_words(a, b, expected):
+    from canon.ask.understanding.match import prefixed
+    assert prefixed(a, b) is expected and prefixed(b, a) is expected
+
+
+def test_of_the_described_candidates_the_fuller_description_wins(ctx):
+    """Retrieval may rank a neighbour first that shares some of a description's words ("connected
+    properties", "in the month"); the object whose definition uses more of them is the one described
+    (canon/ask/pipeline.py, `_best_described`), and a candidate that uses fewer never displaces it."""
+    from canon.ask.pipeline import _best_described
+    question = ("How do we define customer properties whose supply was interrupted for more than three hours, "
+                "per 1,000 connected properties in the month?")
+    neighbour = ctx.by_object["metric.water.leakage_per_property"][0]
+    described = ctx.by_object["metric.water.supply_interruption_rate"][0]
+    assert _best_described(ctx, neighbour, [described], question, "analyst") == "metric.water.supply_interruption_rate"
+    assert _best_described(ctx, described, [neighbour], question, "analyst") == "metric.water.supply_interruption_rate"
+

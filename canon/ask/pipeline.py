@@ -33,7 +33,14 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailable, resolve_object
-from canon.ask.understanding.coverage import MEASURE_NOUNS, coverage, describes, other_measure, stated_synonyms
+from canon.ask.understanding.coverage import (
+    MEASURE_NOUNS,
+    coverage,
+    describes,
+    description_support,
+    other_measure,
+    stated_synonyms,
+)
 from canon.ask.understanding.match import _STOP, ObjectMatch, _same_word, normalize, object_catalog
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
@@ -464,15 +471,45 @@ def _asks_another_measure(ctx, object_id: str, question: str) -> bool:
     return bool(other_measure(question, entry.names, {entry.domain} - {""}))
 
 
+def _measure_words_only(ctx, object_id: str, phrase: list[str]) -> bool:
+    """An object phrase of measure words alone ("the average of survey scores": "average") does
+    not name an object by itself unless it is one of its whole names ("churn"): "average handle
+    time" is not named by its first word, only described by its definition's words."""
+    return all(w in MEASURE_NOUNS for w in phrase) and " ".join(phrase) not in ctx.catalog[object_id].names
+
+
+def _description_text(ctx, object_id: str, role: str) -> str:
+    shown = ctx.view(role).shown_ids
+    return " ".join([*ctx.catalog[object_id].names,
+                     *(d.text for d in ctx.by_object.get(object_id, [])
+                       if d.doc_id in shown and d.status == Status.approved)])
+
+
 def _described(ctx, object_id: str, question: str, role: str) -> bool:
     """An object whose names do not name the question's object phrase (retrieval's top governed
     hit, or a weak name match) is what the question describes only when its names and visible
     approved definitions use the question's words."""
-    shown = ctx.view(role).shown_ids
-    text = " ".join([*ctx.catalog[object_id].names,
-                     *(d.text for d in ctx.by_object.get(object_id, [])
-                       if d.doc_id in shown and d.status == Status.approved)])
-    return describes(question, text)
+    return describes(question, _description_text(ctx, object_id, role))
+
+
+def _best_described(ctx, top: Document, others: list[Document], question: str, role: str) -> str:
+    """Of retrieval's governed candidates that the question describes (none of them named), the
+    one whose names and definitions use most of the question's words: a neighbour sharing some
+    of them ("signup cohort" in a model's schema, "parcels" in another rate) ranked first by
+    similarity is not what a fuller paraphrase of another definition describes. Ties keep
+    retrieval's order."""
+    best, best_used = top.object_id, description_support(question, _description_text(ctx, top.object_id, role))[0]
+    for d in others:
+        if d.object_id == best:
+            continue
+        cov = _coverage(ctx, d.object_id, question, role)
+        if not cov.covered or cov.phrase:
+            continue
+        text = _description_text(ctx, d.object_id, role)
+        used = description_support(question, text)[0]
+        if used > best_used and describes(question, text):
+            best, best_used = d.object_id, used
+    return best
 
 
 def _names_or_describes(ctx, object_id: str, question: str, role: str, cov) -> bool:
@@ -701,10 +738,12 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         further = [d for d in ordered[5:] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
         for i, d in enumerate(governed + further):
             cov = _coverage(ctx, d.object_id, p.text, role)
-            if cov.covered and cov.phrase and not _asks_another_measure(ctx, d.object_id, p.text):
+            if (cov.covered and cov.phrase and not _asks_another_measure(ctx, d.object_id, p.text)
+                    and (not _measure_words_only(ctx, d.object_id, cov.phrase)
+                         or _described(ctx, d.object_id, p.text, role))):
                 return d.object_id, None
             if cov.covered and not cov.phrase and i == 0 and _described(ctx, d.object_id, p.text, role):
-                return d.object_id, None
+                return _best_described(ctx, d, governed[1:], p.text, role), None
         return None, Response(action="abstain", role=role, as_of=p.as_of, reason="no_matching_object",
                               answer="No governed object matches the name in the question; the closest ones are "
                                      "named differently, so Canon does not answer from them.")

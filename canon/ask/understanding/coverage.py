@@ -24,7 +24,7 @@ from typing import Iterable
 
 from rapidfuzz import fuzz, process
 
-from canon.ask.understanding.match import _STOP, _same_word, stated_names
+from canon.ask.understanding.match import _STOP, _same_word, prefixed, stated_names
 
 # The most uncovered words a phrase may hold between two covered ones and still be one
 # phrase ("ticket <reopen> rate"): one word is a modifier, three are another clause.
@@ -87,7 +87,8 @@ def stated_synonyms(text: str) -> frozenset[str]:
 
 
 def _same(t: str, v: str) -> bool:
-    return _same_word(t, v) or (len(t) >= 3 and len(v) >= 3 and fuzz.ratio(t, v) >= _SHORT_RATIO)
+    return _same_word(t, v) or (len(t) >= 3 and len(v) >= 3 and fuzz.ratio(t, v) >= _SHORT_RATIO
+                                and not prefixed(t, v))
 
 
 @lru_cache(maxsize=1 << 12)
@@ -124,8 +125,8 @@ class WordSet:
         got = self._memo.get(t)
         if got is None:
             got = t.rstrip("s") in self.stems or (
-                len(t) >= 3 and process.extractOne(t, self.long, scorer=fuzz.ratio, processor=None,
-                                                   score_cutoff=_SHORT_RATIO) is not None)
+                len(t) >= 3 and any(not prefixed(t, v) for v, _, _ in process.extract(
+                    t, self.long, scorer=fuzz.ratio, processor=None, score_cutoff=_SHORT_RATIO, limit=None)))
             if len(self._memo) < 512:
                 self._memo[t] = got
         return got

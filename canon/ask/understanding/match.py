@@ -161,10 +161,39 @@ def capitalized_words(question: str) -> frozenset[str]:
     return frozenset(m.group(1).lower() for m in _CAPS.finditer(question))
 
 
+# Letters written in front of a whole word make another word, not a misspelling of it:
+# "redelivery" is not "delivery", "involuntary" not "voluntary", "unresolved" not "resolved",
+# though fuzz.ratio scores each pair 88 or more. One letter in front is left to the fuzzy
+# match (a doubled first letter is a typo).
+MIN_PREFIX = 2
+
+
+def prefixed(a: str, b: str) -> bool:
+    """One word is the other (up to a plural s) with at least MIN_PREFIX letters in front."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    stem, body = short.rstrip("s") or short, long.rstrip("s") or long
+    return len(stem) >= 3 and len(body) - len(stem) >= MIN_PREFIX and body.endswith(stem)
+
+
 def _same_word(a: str, b: str) -> bool:
     if a == b or a.rstrip("s") == b.rstrip("s"):
         return True
-    return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88
+    return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88 and not prefixed(a, b)
+
+
+def only_prefixed(words: Iterable[str], q_words: tuple[str, ...]) -> bool:
+    """Some word of a name appears in the question only with letters written in front of it
+    ("on time delivery rate" in "on time redelivery rate"): the question names another thing.
+    A question word that joins the name's words ("ontime") is not such a word."""
+    words = tuple(words)
+    stems = {q.rstrip("s") for q in q_words}
+    for i, w in enumerate(words):
+        if len(w) < 3 or w.rstrip("s") in stems:
+            continue
+        joins = {"".join(words[j:i + 1]).rstrip("s") for j in range(i)}
+        if any(prefixed(w, q) and q.rstrip("s") not in joins for q in q_words):
+            return True
+    return False
 
 
 @lru_cache(maxsize=1 << 16)
@@ -213,6 +242,8 @@ def _name_score(name: str, question: str, core_scores: dict[str, float] | None =
         return 0.0
     if len(core) < 5:
         return 0.0  # short names ("mrr") only ever match as whole words, above
+    if only_prefixed(words, _words_of(question)):
+        return 0.0  # "on time redelivery rate" does not name "on time delivery rate"
     # partial_ratio tolerates misspellings ("net revnue") inside a longer question.
     if core_scores is None:
         score = float(fuzz.partial_ratio(core, question))
@@ -260,7 +291,7 @@ def _distinctive(catalog: dict[str, ObjectEntry]) -> dict[str, set[str]]:
 def _token_in(t: str, q_tokens: frozenset[str]) -> bool:
     """`t` is a question word, or (5+ letters) one misspelled. Cached: one question's
     candidates share most of their tokens."""
-    return t in q_tokens or (len(t) >= 5 and any(fuzz.ratio(t, w) >= 88 for w in q_tokens))
+    return t in q_tokens or (len(t) >= 5 and any(fuzz.ratio(t, w) >= 88 and not prefixed(t, w) for w in q_tokens))
 
 
 def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: frozenset[str]) -> float:

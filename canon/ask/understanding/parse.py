@@ -92,12 +92,27 @@ def _without_names(q: str, names: Iterable[str]) -> str:
     return q
 
 
+# Where a thing's data comes from, asked by the sentence's shape rather than a noun: "where
+# does X get its data from", "where is X sourced from", "what is X built from", "X pulls its
+# rows from". A question opening with "where" and asking "… from", or a verb of sourcing
+# followed within a few words by "from". ("From" after a date, "from March", asks no lineage:
+# neither shape matches it.)
+INTENT_PATTERNS = {
+    "lineage": (re.compile(r"^ where (?:does|do|did|is|are|was|were) (?:\S+ ){1,8}?from "),
+                re.compile(r" (?:gets?|getting|got|pulls?|pulling|pulled|reads?|reading|draws?|drawing|drawn|built|"
+                           r"builds?|building|sourced|sources?|fed|takes?|taken) (?:\S+ ){0,3}?from ")),
+}
+
+
 def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
     """Intent words of the question outside the `names` of the objects it matched."""
     q = _without_names(f" {normalize(question)} ", names)
     found = set()
     for intent, words in INTENT_WORDS.items():
         if any(f" {w} " in q for w in words):
+            found.add(intent)
+    for intent, patterns in INTENT_PATTERNS.items():
+        if any(p.search(q) for p in patterns):
             found.add(intent)
     return found
 
