@@ -363,3 +363,24 @@ def test_a_value_over_a_period_the_definition_changes_in_is_computed_per_sub_per
     # Without a semantic layer a person still decides.
     ctx.metric_values = None
     assert ask(ctx, "What was net revenue from June to July 2026?", "analyst").action == "human_review"
+
+
+def test_a_value_on_one_day_is_the_value_over_that_day(engine, definitions):
+    """"What was net revenue on 2026-08-14" asks for a number: the semantic layer's value over
+    [day, day + 1) under the revision governing that day; the same words beside "definition"
+    ask for the definition (canon/ask/understanding/parse.py, DEFINITION_WORDS)."""
+    from canon.ask.pipeline import AskContext, ask
+    from canon.registry.policy import Policy
+
+    ctx = AskContext(docs=sorted(definitions.values(), key=lambda d: d.doc_id), policy=Policy(),
+                     metric_values=engine.value, log_answers=False)
+    day = dt.date(2026, 8, 14)
+    expected = engine.value(definitions["metric.net_revenue.v2"], day, day + dt.timedelta(days=1))
+    assert expected is not None, engine.last_reason
+    for question in ("What was net revenue on 2026-08-14?", "How much net revenue did we book on August 14, 2026?"):
+        resp = ask(ctx, question, "analyst")
+        assert resp.action == "calculate", (question, resp.answer)
+        assert resp.calculation["value"] == pytest.approx(expected["value"]), question
+        assert resp.evidence[0].doc_id == "metric.net_revenue.v2"
+    resp = ask(ctx, "What was the net revenue definition in force on 2026-08-14?", "analyst")
+    assert resp.action == "answer" and resp.evidence[0].doc_id == "metric.net_revenue.v2"

@@ -98,12 +98,20 @@ def _used(resp):
     ("Someone pasted a chat thread saying transfers are readmissions.", "thread", ("chat", "thread"), ()),
     ("Per the old grid wiki, peak load is hourly. Is that right?", "wiki", ("old", "grid", "wiki"),
      ("superseded", "deprecated")),
+    # A claim put to the user's judgement: the source is the subject of "right", "correct", "wrong".
+    ("Is the old grid wiki right that peak load is hourly?", "wiki", ("old", "grid", "wiki"),
+     ("superseded", "deprecated")),
+    ("The storm restoration runbook is correct that planned outages are left out, for 2026-08-31?", "runbook",
+     ("storm", "restoration", "runbook"), ()),
+    ("Was the v2 proposal wrong about transfers counting as readmissions?", "proposal", ("v2", "proposal"),
+     ("draft",)),
 ])
 def test_a_source_is_named_by_any_noun_phrase_in_any_sentence(question, noun, words, statuses):
     (ns,) = extract_named_sources(question)
     assert (ns.noun, ns.words, ns.statuses, ns.subject) == (noun, words, statuses, False)
     # A document noun without attribution names no source.
     assert extract_named_sources("Which runbook covers storm restoration?") == []
+    assert extract_named_sources("Is the peak load metric correct for 2026-08-31?") == []
 
 
 def test_intent_is_read_outside_the_attributed_claim():

@@ -40,7 +40,7 @@ from canon.ask.understanding.match import (
     object_catalog,
     stated_names,
 )
-from canon.ask.understanding.parse import detect_intents
+from canon.ask.understanding.parse import detect_intents, parse_question
 from canon.index import publish as index
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.models.documents import Document
@@ -141,6 +141,28 @@ def test_a_lineage_question_asked_by_the_sentences_shape_gets_the_lineage():
     # "from" after a date or in a period asks no lineage.
     for q in ("How is fct_loads v2 defined from 2026-01-01?", "What was load volume from March to June 2026?"):
         assert "lineage" not in detect_intents(q), q
+
+
+def test_intent_words_beyond_the_nouns():
+    """Lineage asked as dependencies, inputs, provenance; freshness asked as when the data was
+    last updated, how recent or delayed it is; a value as "how many" unless a lineage or model
+    word says what is counted, and never beside a word naming the definition."""
+    cases = {
+        "What does truck utilisation depend on?": "lineage",
+        "What are the dependencies of the loads metric?": "lineage",
+        "Which inputs does dock turnaround use?": "lineage",
+        "What is the provenance of the loads numbers?": "lineage",
+        "When was the loads data last updated?": "freshness",
+        "How recent is the dock turnaround data?": "freshness",
+        "Is the data behind dock turnaround delayed?": "freshness",
+        "Is the loads data current?": "freshness",
+        "How many loads did we ship on 2026-10-31?": "value",
+        "How many tables feed fct_loads v2?": "lineage",
+        "What was the loads definition in force on 2026-10-31?": "definition",
+        "Which is the current definition of dock turnaround?": "definition",
+    }
+    for q, intent in cases.items():
+        assert parse_question(q, {}).intent == intent, (q, detect_intents(q))
 
 
 # ---------------------------------------------------------------- c. initialisms derived from names

@@ -65,6 +65,16 @@ def ctx(tmp_path_factory):
                 "valid_from": "2025-01-01", "valid_to": None, "allowed_roles": ["analyst"], "supersedes": None,
                 "content_hash": f"sha256:water-{key}", "text": f"Governed metric {title.lower()} version 1. {text}",
             }) + "\n")
+        # The model behind the interruption rate, restating its words and more.
+        f.write(json.dumps({
+            "doc_id": "model.fct_supply_interruptions.v1", "object_id": "model.water.fct_supply_interruptions",
+            "kind": "model_schema", "title": "dbt model schema fct_supply_interruptions v1", "status": "approved",
+            "authority": 90, "version": "1", "valid_from": "2025-01-01", "valid_to": None,
+            "allowed_roles": ["analyst"], "supersedes": None, "content_hash": "sha256:water-model",
+            "text": "dbt model fct_supply_interruptions v1. Grain: one row per customer property whose supply was "
+                    "interrupted, per interruption, with the hours interrupted, more than three hours flagged, and "
+                    "the connected properties in the month. Supports metric.water.supply_interruption_rate.",
+        }) + "\n")
     con = registry.connect(base / "canon.duckdb")
     build_registry(con, corpus=corpus, corpus_contract=load_contract(ROOT / "contracts/knowledge.yml"), run_id="water")
     emb = HashingEmbedder()
@@ -172,4 +182,10 @@ def test_of_the_described_candidates_the_fuller_description_wins(ctx):
     described = ctx.by_object["metric.water.supply_interruption_rate"][0]
     assert _best_described(ctx, neighbour, [described], question, "analyst") == "metric.water.supply_interruption_rate"
     assert _best_described(ctx, described, [neighbour], question, "analyst") == "metric.water.supply_interruption_rate"
+    # The metric's own model uses more of a description's words ("flagged"): it is still not what
+    # a description of the metric asks for.
+    model = ctx.by_object["model.water.fct_supply_interruptions"][0]
+    flagged = ("How do we define customer properties whose supply was interrupted, with more than three hours "
+               "flagged?")
+    assert _best_described(ctx, described, [model], flagged, "analyst") == "metric.water.supply_interruption_rate"
 

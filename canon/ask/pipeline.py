@@ -23,7 +23,7 @@ best beside the steps that use them.
 
 import datetime as dt
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Callable
 
@@ -334,7 +334,12 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     if p.compare:
         timings.mark("resolve", t)
         return revisions.compare(revs, concept, p.versions, p.clock, role, ctx.policy)
-    if p.intent == "value" and p.period is not None and not p.versions:
+    if (p.intent == "value" and not p.versions and (p.period is not None or day is not None)
+            and (p.period is not None or "metric_definition" in ctx.catalog[concept].kinds)):
+        # A value on one day ("how many daily active users on 2026-10-31") is the value over
+        # that day: the semantic layer's period [day, day + 1).
+        if p.period is None:
+            p = replace(p, period=(day, day + dt.timedelta(days=1)), period_label=p.period_label or day.isoformat())
         return _metric_value(ctx, p, role, concept)
     if p.versions or p.period is not None:
         # A revision named, or a period rather than a day (canon/ask/revisions.py).
@@ -496,11 +501,12 @@ def _best_described(ctx, top: Document, others: list[Document], question: str, r
     """Of retrieval's governed candidates that the question describes (none of them named), the
     one whose names and definitions use most of the question's words: a neighbour sharing some
     of them ("signup cohort" in a model's schema, "parcels" in another rate) ranked first by
-    similarity is not what a fuller paraphrase of another definition describes. Ties keep
-    retrieval's order."""
+    similarity is not what a fuller paraphrase of another definition describes. Only a document
+    of the top hit's kind displaces it: a metric's model restates the metric's words and more
+    columns, and is not what a description of the metric asks for. Ties keep retrieval's order."""
     best, best_used = top.object_id, description_support(question, _description_text(ctx, top.object_id, role))[0]
     for d in others:
-        if d.object_id == best:
+        if d.object_id == best or d.kind != top.kind:
             continue
         cov = _coverage(ctx, d.object_id, question, role)
         if not cov.covered or cov.phrase:

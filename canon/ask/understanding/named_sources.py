@@ -44,6 +44,10 @@ ATTRIBUTION_VERBS = (
     "writes", "wrote", "describe", "describes", "described", "explain", "explains", "explained",
     "saying", "telling", "claiming", "stating", "suggesting", "mentioning", "insisting",
 )
+# A claim put to the user's judgement: "is the old wiki right that …", "the wiki is correct
+# about …", "was the runbook wrong to …". The source is the subject of the judgement.
+JUDGEMENTS = ("right", "correct", "accurate", "wrong", "true", "mistaken", "incorrect")
+_COPULAS = ("is", "was", "are", "were")
 # A short prepositional phrase may sit between a source and its verb ("the runbook from 2024 says").
 _LINKING = ("from", "for", "on", "about", "in", "of")
 _MAX_LINKED = 3
@@ -167,7 +171,10 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         # "per the wiki, …" (a determiner: "cost per page" names no source)
         according = before[-2:] == ["according", "to"] or (before[-1:] == ["per"] and toks[start][0] in _DETERMINERS)
         subject = bool(before) and before[-1] in ("does", "did", "do") and verb in ATTRIBUTION_VERBS
-        attributed = verb in ATTRIBUTION_VERBS or (compared and verb in _AUXILIARIES) or (
+        after = toks[end + 1][0] if end + 1 < len(toks) else ""
+        judged = (before[-1:] and before[-1] in _COPULAS and verb in JUDGEMENTS) or (
+            verb in _COPULAS and after in JUDGEMENTS)
+        attributed = verb in ATTRIBUTION_VERBS or judged or (compared and verb in _AUXILIARIES) or (
             _opens_sentence(toks, start) and _finite_verb(verb))
         if not (attributed or according):
             i = end

@@ -31,16 +31,22 @@ def check_question(question: str) -> None:
 
 INTENT_WORDS = {
     "lineage": ("source", "sources", "lineage", "upstream", "downstream", "feeds", "feed", "comes from",
-                "come from", "derived from", "raw table", "raw tables"),
+                "come from", "derived from", "raw table", "raw tables", "depend on", "depends on", "depending on",
+                "dependencies", "dependency", "inputs", "provenance", "origin", "origins", "come out of",
+                "comes out of", "trace the data", "fed by", "built on", "relies on", "rely on"),
     "model": ("grain", "primary key", "model", "columns", "column", "table", "one row per"),
     "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "late", "up to date", "up-to-date", "lag",
                   "how old", "latest load", "last load", "out of date", "refreshed", "snapshot"),
-    "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure"),
+    "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure", "how many"),
     # Questions about a document's governance metadata (owner, deprecation): read beside the
     # intent above, never instead of it (`ParsedQuestion.intent` does not return them).
     "owner": ("who owns", "owner", "owners", "owned by", "who is responsible", "who maintains", "maintained by"),
     "deprecation": ("deprecated", "deprecation", "being retired", "retired", "sunset", "end of life"),
 }
+
+# Words that ask for the definition itself, whatever value word stands beside them.
+DEFINITION_WORDS = ("definition", "definitions", "defined", "define", "in force", "governed definition")
+
 
 @dataclass
 class ParsedQuestion:
@@ -98,6 +104,14 @@ def _without_names(q: str, names: Iterable[str]) -> str:
 # followed within a few words by "from". ("From" after a date, "from March", asks no lineage:
 # neither shape matches it.)
 INTENT_PATTERNS = {
+    # When the data was last loaded, asked without a freshness noun: "when was X data last
+    # updated", "how recent is the X data", "is the data behind X delayed", "is the X data
+    # current" ("the current definition" asks for a revision, not freshness: "current" counts
+    # only after data, tables, sources or loads).
+    "freshness": (re.compile(r" last (?:updated|update|refresh|refreshed|loaded|load|synced|sync) "),
+                  re.compile(r" how recent "),
+                  re.compile(r" (?:data|table|tables|source|sources|feed|feeds|load|loads) (?:\S+ ){0,3}?"
+                             r"(?:current|delayed|behind schedule|recent|updated|refreshed) ")),
     "lineage": (re.compile(r"^ where (?:does|do|did|is|are|was|were) (?:\S+ ){1,8}?from "),
                 re.compile(r" (?:gets?|getting|got|pulls?|pulling|pulled|reads?|reading|draws?|drawing|drawn|built|"
                            r"builds?|building|sourced|sources?|fed|takes?|taken) (?:\S+ ){0,3}?from ")),
@@ -114,6 +128,15 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
     for intent, patterns in INTENT_PATTERNS.items():
         if any(p.search(q) for p in patterns):
             found.add(intent)
+    # "What was the X definition in force on …" asks for a definition: a value word beside a
+    # word naming the definition asks for no number.
+    if "value" in found and any(f" {w} " in q for w in DEFINITION_WORDS):
+        found.discard("value")
+    # "How many tables feed X" counts X's lineage: "how many" asks for a value only when no
+    # lineage or model word says what is counted.
+    if "value" in found and found & {"lineage", "model"} and not any(
+            f" {w} " in q for w in INTENT_WORDS["value"] if w != "how many"):
+        found.discard("value")
     return found
 
 
