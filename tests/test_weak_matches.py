@@ -188,4 +188,7 @@ def test_of_the_described_candidates_the_fuller_description_wins(ctx):
     flagged = ("How do we define customer properties whose supply was interrupted, with more than three hours "
                "flagged?")
     assert _best_described(ctx, described, [model], flagged, "analyst") == "metric.water.supply_interruption_rate"
+    # Ranked first itself, the model yields to the metric it restates, unless a model is asked about.
+    assert _best_described(ctx, model, [described], flagged, "analyst") == "metric.water.supply_interruption_rate"
+    assert _best_described(ctx, model, [described], flagged, "analyst", "model") == "model.water.fct_supply_interruptions"
 

@@ -497,13 +497,23 @@ def _described(ctx, object_id: str, question: str, role: str) -> bool:
     return describes(question, _description_text(ctx, object_id, role))
 
 
-def _best_described(ctx, top: Document, others: list[Document], question: str, role: str) -> str:
+def _best_described(ctx, top: Document, others: list[Document], question: str, role: str,
+                    intent: str = "definition") -> str:
     """Of retrieval's governed candidates that the question describes (none of them named), the
     one whose names and definitions use most of the question's words: a neighbour sharing some
     of them ("signup cohort" in a model's schema, "parcels" in another rate) ranked first by
     similarity is not what a fuller paraphrase of another definition describes. Only a document
     of the top hit's kind displaces it: a metric's model restates the metric's words and more
-    columns, and is not what a description of the metric asks for. Ties keep retrieval's order."""
+    columns, and is not what a description of the metric asks for. Ties keep retrieval's order.
+    For the same reason a model ranked first yields to a described metric below it unless the
+    question asks about a model (its grain, columns, table)."""
+    if top.kind == "model_schema" and intent != "model":
+        for d in others:
+            if d.kind == "metric_definition" and d.object_id != top.object_id:
+                cov = _coverage(ctx, d.object_id, question, role)
+                if cov.covered and not cov.phrase and _described(ctx, d.object_id, question, role):
+                    top = d
+                    break
     best, best_used = top.object_id, description_support(question, _description_text(ctx, top.object_id, role))[0]
     for d in others:
         if d.object_id == best or d.kind != top.kind:
@@ -749,7 +759,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
                          or _described(ctx, d.object_id, p.text, role))):
                 return d.object_id, None
             if cov.covered and not cov.phrase and i == 0 and _described(ctx, d.object_id, p.text, role):
-                return _best_described(ctx, d, governed[1:], p.text, role), None
+                return _best_described(ctx, d, governed[1:], p.text, role, p.intent), None
         return None, Response(action="abstain", role=role, as_of=p.as_of, reason="no_matching_object",
                               answer="No governed object matches the name in the question; the closest ones are "
                                      "named differently, so Canon does not answer from them.")

@@ -181,7 +181,13 @@ def _same_word(a: str, b: str) -> bool:
     return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88 and not prefixed(a, b)
 
 
-def only_prefixed(words: Iterable[str], q_words: tuple[str, ...]) -> bool:
+# Below this a name's score cannot reach any match threshold (canon/ask/pipeline.py reads 85 and
+# up), so the prefixed-word check is skipped for it: it is the costly part of scoring a name.
+_PREFIX_CHECK_FROM = 70.0
+
+
+@lru_cache(maxsize=1 << 14)
+def only_prefixed(words: tuple[str, ...], q_words: tuple[str, ...]) -> bool:
     """Some word of a name appears in the question only with letters written in front of it
     ("on time delivery rate" in "on time redelivery rate"): the question names another thing.
     A question word that joins the name's words ("ontime") is not such a word."""
@@ -242,8 +248,6 @@ def _name_score(name: str, question: str, core_scores: dict[str, float] | None =
         return 0.0
     if len(core) < 5:
         return 0.0  # short names ("mrr") only ever match as whole words, above
-    if only_prefixed(words, _words_of(question)):
-        return 0.0  # "on time redelivery rate" does not name "on time delivery rate"
     # partial_ratio tolerates misspellings ("net revnue") inside a longer question.
     if core_scores is None:
         score = float(fuzz.partial_ratio(core, question))
@@ -254,6 +258,8 @@ def _name_score(name: str, question: str, core_scores: dict[str, float] | None =
     if (score < 85 and len(words) >= 2 and (matched is None or matched.issuperset(words))
             and _scattered(words, _words_of(question))):
         score = 88.0
+    if score >= _PREFIX_CHECK_FROM and only_prefixed(words, _words_of(question)):
+        return 0.0  # "on time redelivery rate" does not name "on time delivery rate"
     return score
 
 
