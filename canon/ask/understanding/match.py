@@ -181,9 +181,9 @@ def _same_word(a: str, b: str) -> bool:
     return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88 and not prefixed(a, b)
 
 
-# Below this a name's score cannot reach any match threshold (canon/ask/pipeline.py reads 85 and
-# up), so the prefixed-word check is skipped for it: it is the costly part of scoring a name.
-_PREFIX_CHECK_FROM = 70.0
+# Below this a name's score cannot reach the match threshold (85, `match_objects`) even with the
+# domain bonus, so the prefixed-word check, the costly part of scoring a name, is skipped for it.
+_PREFIX_CHECK_FROM = 85.0 - 2.0 - 1.0   # threshold - _DOMAIN_BONUS - _MARGIN (defined below)
 
 
 @lru_cache(maxsize=1 << 14)
