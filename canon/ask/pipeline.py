@@ -33,6 +33,7 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailable, resolve_object
+from canon.ask.understanding import compounds
 from canon.ask.understanding.coverage import (
     MEASURE_NOUNS,
     coverage,
@@ -140,6 +141,10 @@ class AskContext:
             self._catalog = object_catalog(self.docs)
         return self._catalog
 
+    def known_name_words(self, words) -> set[str]:
+        """Which of `words` are core words of a governed name (canon/ask/understanding/compounds.py)."""
+        return compounds.catalog_words(self.catalog) & set(words)
+
     @property
     def by_object(self) -> dict[str, list[Document]]:
         """object_id -> its revisions, in ctx.docs order."""
@@ -240,7 +245,9 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
         return resp
     view = ctx.view(role)
     t = timings.mark("authorize", t)
-    parsed = parse_question(question, ctx.catalog, as_of, ctx.clock() if ctx.clock else None)
+    # Compounds in the catalog's spelling ("head count" -> "headcount"); the response keeps the user's words.
+    parsed = parse_question(compounds.rewrite(question, ctx.known_name_words), ctx.catalog, as_of,
+                            ctx.clock() if ctx.clock else None)
     t = timings.mark("parse", t)
     resp = _answer(ctx, parsed, role, view, timings)
     t = time.perf_counter()

@@ -42,7 +42,7 @@ import duckdb
 from canon.ask.context import build_retriever
 from canon.ask.links import _family
 from canon.ask.pipeline import AskContext
-from canon.ask.understanding import catalog_store
+from canon.ask.understanding import catalog_store, compounds
 from canon.ask.understanding.match import object_catalog
 from canon.ask.understanding.parse import extract_named_sources
 from canon.models.documents import Document
@@ -181,6 +181,11 @@ class ScopedAskContext(AskContext):
             self._catalog = cat
         return self._catalog
 
+    def known_name_words(self, words) -> set[str]:
+        """From the stored catalog (every name's words, not only the loaded documents'), so that
+        the scoped ask rewrites a question exactly as the full load does."""
+        return catalog_store.known_name_words(self.scope_con, words)
+
     def revoked_for(self, role: str) -> list[str]:
         """Doc ids the ACL admits `role` to and the live policy revokes, over the whole registry
         (retrieval excludes them: a revoked document must not take a place in the top k)."""
@@ -207,7 +212,8 @@ def scoped_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, question: 
         return None
     ctx = ScopedAskContext(docs=[], policy=policy, con=con, scope_con=con, metric_values=metric_values,
                            answer_store=answer_store)
-    candidates = catalog_store.candidate_objects(con, question)
+    # The question as ask() will read it (compounds in the catalog's spelling), from the stored words.
+    candidates = catalog_store.candidate_objects(con, compounds.rewrite(question, ctx.known_name_words))
     if candidates is None:
         ctx.ensure_everything()
     else:

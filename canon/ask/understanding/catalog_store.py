@@ -214,6 +214,16 @@ def candidate_objects(con: duckdb.DuckDBPyConnection, question: str, threshold: 
     return out
 
 
+def known_name_words(con: duckdb.DuckDBPyConnection, words: Iterable[str]) -> set[str]:
+    """Which of `words` are core words of some name in the stored catalog (what
+    `compounds.catalog_words` holds for the catalog in memory)."""
+    ws = sorted(set(words))
+    if not ws:
+        return set()
+    return set(_strings(con, "SELECT DISTINCT w FROM (SELECT unnest(core_words) AS w FROM ask_catalog_names) "
+                             "WHERE w IN (SELECT unnest(?))", [ws]))
+
+
 def distinctive_of(con: duckdb.DuckDBPyConnection, object_ids: Iterable[str]) -> dict[str, set[str]]:
     """The catalog-wide distinctive tokens of these objects (a token names exactly one
     object of the whole catalog, not of the documents a question loaded)."""
