@@ -181,17 +181,11 @@ def _same_word(a: str, b: str) -> bool:
     return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88 and not prefixed(a, b)
 
 
-# Below this a name's score cannot reach the match threshold (85, `match_objects`) even with the
-# domain bonus, so the prefixed-word check, the costly part of scoring a name, is skipped for it.
-_PREFIX_CHECK_FROM = 85.0 - 2.0 - 1.0   # threshold - _DOMAIN_BONUS - _MARGIN (defined below)
-
-
 @lru_cache(maxsize=1 << 14)
 def only_prefixed(words: tuple[str, ...], q_words: tuple[str, ...]) -> bool:
     """Some word of a name appears in the question only with letters written in front of it
     ("on time delivery rate" in "on time redelivery rate"): the question names another thing.
     A question word that joins the name's words ("ontime") is not such a word."""
-    words = tuple(words)
     stems = {q.rstrip("s") for q in q_words}
     for i, w in enumerate(words):
         if len(w) < 3 or w.rstrip("s") in stems:
@@ -342,6 +336,9 @@ _DOMAIN_BONUS = 2.0
 # Margin under the lowest raw score that can still reach the threshold, so float
 # rounding in the C++ scorers can never drop a candidate.
 _MARGIN = 1.0
+# Below this a name's score cannot reach the match threshold (`match_objects`' 85) even with the
+# domain bonus, so `_name_score` skips the prefixed-word check, the costly part of scoring a name.
+_PREFIX_CHECK_FROM = 85.0 - _DOMAIN_BONUS - _MARGIN
 
 
 class MatchIndex:
