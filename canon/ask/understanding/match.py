@@ -181,18 +181,30 @@ def _same_word(a: str, b: str) -> bool:
     return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88 and not prefixed(a, b)
 
 
+@lru_cache(maxsize=256)
+def _stems(q_words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(q.rstrip("s") or q for q in q_words)
+
+
 @lru_cache(maxsize=1 << 14)
 def only_prefixed(words: tuple[str, ...], q_words: tuple[str, ...]) -> bool:
     """Some word of a name appears in the question only with letters written in front of it
-    ("on time delivery rate" in "on time redelivery rate"): the question names another thing.
-    A question word that joins the name's words ("ontime") is not such a word."""
-    stems = {q.rstrip("s") for q in q_words}
+    ("on time delivery rate" in "on time redelivery rate"), or the question writes it without
+    the letters the name puts in front: the question names another thing. A question word that
+    joins the name's words ("ontime") is not such a word. (`prefixed` per pair, in one pass.)"""
+    q_stems = _stems(q_words)
+    present = set(q_stems)
     for i, w in enumerate(words):
-        if len(w) < 3 or w.rstrip("s") in stems:
+        ws = w.rstrip("s") or w
+        if len(w) < 3 or ws in present:
             continue
-        joins = {"".join(words[j:i + 1]).rstrip("s") for j in range(i)}
-        if any(prefixed(w, q) and q.rstrip("s") not in joins for q in q_words):
-            return True
+        hits = [qs for qs in q_stems
+                if (len(ws) >= 3 and len(qs) - len(ws) >= MIN_PREFIX and qs.endswith(ws))
+                or (len(qs) >= 3 and len(ws) - len(qs) >= MIN_PREFIX and ws.endswith(qs))]
+        if hits:
+            joins = {"".join(words[j:i + 1]).rstrip("s") for j in range(i)}
+            if any(qs not in joins for qs in hits):
+                return True
     return False
 
 
