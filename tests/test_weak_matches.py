@@ -192,3 +192,31 @@ def test_of_the_described_candidates_the_fuller_description_wins(ctx):
     assert _best_described(ctx, model, [described], flagged, "analyst") == "metric.water.supply_interruption_rate"
     assert _best_described(ctx, model, [described], flagged, "analyst", "model") == "model.water.fct_supply_interruptions"
 
+
+
+def test_only_prefixed_is_prefixed_over_every_pair_of_words():
+    """`only_prefixed` (one pass over the question's stems) equals its definition: some name word
+    absent from the question is `prefixed` against a question word that does not join the name's
+    words before it ("ontime")."""
+    import random
+
+    from canon.ask.understanding.match import only_prefixed, prefixed
+
+    def reference(words, q_words):
+        stems = {q.rstrip("s") for q in q_words}
+        for i, w in enumerate(words):
+            if len(w) < 3 or w.rstrip("s") in stems:
+                continue
+            joins = {"".join(words[j:i + 1]).rstrip("s") for j in range(i)}
+            if any(prefixed(w, q) and q.rstrip("s") not in joins for q in q_words):
+                return True
+        return False
+
+    vocab = ["delivery", "redelivery", "deliveries", "on", "time", "ontime", "rate", "rates", "voluntary",
+             "involuntary", "resolved", "unresolved", "active", "inactive", "cost", "costs", "s", "ss", "ab",
+             "abc", "xabc", "sabc", "abcs", "x"]
+    rng = random.Random(16)
+    for _ in range(20_000):
+        name = tuple(rng.choice(vocab) for _ in range(rng.randint(1, 4)))
+        q = tuple(rng.choice(vocab) for _ in range(rng.randint(1, 8)))
+        assert only_prefixed(name, q) == reference(name, q), (name, q)
