@@ -341,8 +341,8 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     if p.compare:
         timings.mark("resolve", t)
         return revisions.compare(revs, concept, p.versions, p.clock, role, ctx.policy)
-    if (p.intent == "value" and not p.versions and (p.period is not None or day is not None)
-            and (p.period is not None or "metric_definition" in ctx.catalog[concept].kinds)):
+    if p.intent == "value" and not p.versions and (
+            p.period is not None or (day is not None and "metric_definition" in ctx.catalog[concept].kinds)):
         # A value on one day ("how many daily active users on 2026-10-31") is the value over
         # that day: the semantic layer's period [day, day + 1).
         if p.period is None:
@@ -504,6 +504,16 @@ def _described(ctx, object_id: str, question: str, role: str) -> bool:
     return describes(question, _description_text(ctx, object_id, role))
 
 
+def _description_fit(ctx, d: Document, question: str, role: str) -> int | None:
+    """How many of the question's content words `d`'s object uses, when the question describes
+    it without naming it (its names cover no object phrase of the question); else None."""
+    cov = _coverage(ctx, d.object_id, question, role)
+    if not cov.covered or cov.phrase:
+        return None
+    text = _description_text(ctx, d.object_id, role)
+    return description_support(question, text)[0] if describes(question, text) else None
+
+
 def _best_described(ctx, top: Document, others: list[Document], question: str, role: str,
                     intent: str = "definition") -> str:
     """Of retrieval's governed candidates that the question describes (none of them named), the
@@ -513,24 +523,17 @@ def _best_described(ctx, top: Document, others: list[Document], question: str, r
     of the top hit's kind displaces it: a metric's model restates the metric's words and more
     columns, and is not what a description of the metric asks for. Ties keep retrieval's order.
     For the same reason a model ranked first yields to a described metric below it unless the
-    question asks about a model (its grain, columns, table)."""
+    question asks about a model (its grain, columns, table). `top` is described already."""
+    fits = {d.object_id: _description_fit(ctx, d, question, role) for d in others if d.object_id != top.object_id}
     if top.kind == "model_schema" and intent != "model":
-        for d in others:
-            if d.kind == "metric_definition" and d.object_id != top.object_id:
-                cov = _coverage(ctx, d.object_id, question, role)
-                if cov.covered and not cov.phrase and _described(ctx, d.object_id, question, role):
-                    top = d
-                    break
-    best, best_used = top.object_id, description_support(question, _description_text(ctx, top.object_id, role))[0]
+        top = next((d for d in others if d.kind == "metric_definition" and fits.get(d.object_id) is not None), top)
+    best = top.object_id
+    best_used = fits.get(best)
+    if best_used is None:
+        best_used = description_support(question, _description_text(ctx, best, role))[0]
     for d in others:
-        if d.object_id == best or d.kind != top.kind:
-            continue
-        cov = _coverage(ctx, d.object_id, question, role)
-        if not cov.covered or cov.phrase:
-            continue
-        text = _description_text(ctx, d.object_id, role)
-        used = description_support(question, text)[0]
-        if used > best_used and describes(question, text):
+        used = fits.get(d.object_id)
+        if d.object_id != best and d.kind == top.kind and used is not None and used > best_used:
             best, best_used = d.object_id, used
     return best
 

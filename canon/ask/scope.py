@@ -83,6 +83,7 @@ class ScopedAskContext(AskContext):
     _everything: bool = field(default=False, repr=False)
     _distinctive: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _revoked: dict[tuple, list[str]] = field(default_factory=dict, repr=False)
+    _known_words: dict[frozenset, set[str]] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------ growing the set
 
@@ -183,8 +184,12 @@ class ScopedAskContext(AskContext):
 
     def known_name_words(self, words) -> set[str]:
         """From the stored catalog (every name's words, not only the loaded documents'), so that
-        the scoped ask rewrites a question exactly as the full load does."""
-        return catalog_store.known_name_words(self.scope_con, words)
+        the scoped ask rewrites a question exactly as the full load does. Read once per set of
+        words: `scoped_context` and `ask` rewrite the same question."""
+        key = frozenset(words)
+        if key not in self._known_words:
+            self._known_words[key] = catalog_store.known_name_words(self.scope_con, key)
+        return self._known_words[key]
 
     def revoked_for(self, role: str) -> list[str]:
         """Doc ids the ACL admits `role` to and the live policy revokes, over the whole registry

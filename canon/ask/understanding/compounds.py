@@ -17,23 +17,18 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
-from canon.ask.understanding.match import _STOP, _name_core
+from canon.ask.understanding.match import _STOP, Catalog, _name_core
 
 MIN_COMPOUND = 6   # letters of a joined or split word: shorter ones are ordinary words
 MIN_PART = 2
 _WORD = re.compile(r"[A-Za-z]+")
 
 
-def catalog_words(catalog) -> frozenset[str]:
-    """The core words of every name in `catalog` (cached on it)."""
-    got = getattr(catalog, "_core_words", None)
-    if got is None:
-        got = frozenset(w for entry in catalog.values() for n in entry.names for w in _name_core(n)[0])
-        try:
-            catalog._core_words = got
-        except AttributeError:   # a plain dict (tests): computed per call
-            pass
-    return got
+def catalog_words(catalog: Catalog) -> frozenset[str]:
+    """The core words of every name in `catalog` (computed once per catalog)."""
+    if catalog.core_words is None:
+        catalog.core_words = frozenset(w for entry in catalog.values() for n in entry.names for w in _name_core(n)[0])
+    return catalog.core_words
 
 
 def _splits(t: str) -> list[tuple[str, ...]]:

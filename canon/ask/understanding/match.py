@@ -68,6 +68,7 @@ class Catalog(dict):
     distinctive: dict[str, set[str]]
     match_index: "MatchIndex | None" = None
     match_uses: int = 0
+    core_words: frozenset[str] | None = None   # canon/ask/understanding/compounds.py, `catalog_words`
 
 
 # Kinds whose approved text may state other names for its object, and how it states them

@@ -98,20 +98,19 @@ def _without_names(q: str, names: Iterable[str]) -> str:
     return q
 
 
-# Where a thing's data comes from, asked by the sentence's shape rather than a noun: "where
-# does X get its data from", "where is X sourced from", "what is X built from", "X pulls its
-# rows from". A question opening with "where" and asking "… from", or a verb of sourcing
-# followed within a few words by "from". ("From" after a date, "from March", asks no lineage:
-# neither shape matches it.)
+# Intents asked by the sentence's shape rather than a noun.
 INTENT_PATTERNS = {
-    # When the data was last loaded, asked without a freshness noun: "when was X data last
-    # updated", "how recent is the X data", "is the data behind X delayed", "is the X data
-    # current" ("the current definition" asks for a revision, not freshness: "current" counts
-    # only after data, tables, sources or loads).
+    # When the data was last loaded: "when was X data last updated", "how recent is the X data",
+    # "is the data behind X delayed", "is the X data current" ("the current definition" asks for
+    # a revision, not freshness: "current" counts only after data, tables, sources or loads).
     "freshness": (re.compile(r" last (?:updated|update|refresh|refreshed|loaded|load|synced|sync) "),
                   re.compile(r" how recent "),
                   re.compile(r" (?:data|table|tables|source|sources|feed|feeds|load|loads) (?:\S+ ){0,3}?"
                              r"(?:current|delayed|behind schedule|recent|updated|refreshed) ")),
+    # Where a thing's data comes from: "where does X get its data from", "where is X sourced
+    # from", "what is X built from", "X pulls its rows from": a question opening with "where" and
+    # asking "… from", or a verb of sourcing followed within a few words by "from". ("From" after
+    # a date, "from March", asks no lineage: neither shape matches it.)
     "lineage": (re.compile(r"^ where (?:does|do|did|is|are|was|were) (?:\S+ ){1,8}?from "),
                 re.compile(r" (?:gets?|getting|got|pulls?|pulling|pulled|reads?|reading|draws?|drawing|drawn|built|"
                            r"builds?|building|sourced|sources?|fed|takes?|taken) (?:\S+ ){0,3}?from ")),
