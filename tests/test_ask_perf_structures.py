@@ -24,6 +24,7 @@ from pathlib import Path
 
 import lancedb
 import pytest
+from lancedb.index import IvfSq
 
 from canon.ask import links
 from canon.ask.context import ask_context
@@ -270,12 +271,16 @@ def test_tune_indexes_adds_the_role_index_and_the_vector_index_only_above_the_th
     tbl = lancedb.connect(str(lance)).open_table(rev["lance_table"])
     names = {i.name: i.index_type for i in tbl.list_indices()}
     assert names[index_tuning.VECTOR_INDEX] == "IvfFlat" and high["_tune"]["vector_index"].startswith("IVF_FLAT")
-    # Kept while few rows are unindexed; IVF_SQ above the second threshold; dropped below the first.
+    # Kept while few rows are unindexed; IVF_RQ above the second threshold; dropped below the first.
     assert _tuned(lance, high, ann_min_rows=100)["_tune"]["vector_index"].startswith("IVF_FLAT kept")
-    sq = _tuned(lance, high, ann_min_rows=100, sq_min_rows=200)
-    assert sq["_tune"]["vector_index"].startswith("IVF_SQ")
+    rq = _tuned(lance, high, ann_min_rows=100, rq_min_rows=200)
+    assert rq["_tune"]["vector_index"].startswith("IVF_RQ")
     tbl = lancedb.connect(str(lance)).open_table(rev["lance_table"])
-    assert {i.name: i.index_type for i in tbl.list_indices()}[index_tuning.VECTOR_INDEX] == "IvfSq"
+    assert {i.name: i.index_type for i in tbl.list_indices()}[index_tuning.VECTOR_INDEX] == "IvfRq"
+    # An IVF_SQ index an older build trained is re-trained as IVF_RQ at the next write.
+    tbl.create_index("vector", config=IvfSq(distance_type="cosine", num_partitions=1), replace=True,
+                     name=index_tuning.VECTOR_INDEX)
+    assert _tuned(lance, high, ann_min_rows=100, rq_min_rows=200)["_tune"]["vector_index"].startswith("IVF_RQ")
     assert _tuned(lance, high, ann_min_rows=10_000)["_tune"]["vector_index"] == "dropped"
 
 
@@ -305,13 +310,23 @@ def test_search_through_the_ann_index_is_a_role_prefilter_with_the_exact_results
         _same_up_to_ties(got, exact[q])
         fin = index_search.search(lance, con, q, v, role="finance_controller", k=10, mode="vector", revision=tuned)
         assert fin and all("finance_controller" in h["allowed_roles"] for h in fin)
-    sq = _tuned(lance, rev, ann_min_rows=100, sq_min_rows=100)
+    rq = _tuned(lance, rev, ann_min_rows=100, rq_min_rows=100)
+    assert index_search._open_pinned(lance, rq["lance_table"], rq["lance_version"]).vector_index == "IvfRq"
+    for q in queries:
+        v = emb.embed([q])[0]
+        got = index_search.search(lance, con, q, v, role="analyst", k=10, mode="vector", revision=rq)
+        assert {h.doc_id for h in got} <= allowed
+        _same_up_to_ties(got, exact[q])
+    # An IVF_SQ index of an older build is still queried with its refine until it is re-trained.
+    tbl = lancedb.connect(str(lance)).open_table(rev["lance_table"])
+    tbl.create_index("vector", config=IvfSq(distance_type="cosine", num_partitions=2), replace=True,
+                     name=index_tuning.VECTOR_INDEX)
+    sq = {**rev, "lance_version": tbl.version, "revision_id": rev["revision_id"] + "-sq"}
     assert index_search._open_pinned(lance, sq["lance_table"], sq["lance_version"]).vector_index == "IvfSq"
     for q in queries:
         v = emb.embed([q])[0]
-        got = index_search.search(lance, con, q, v, role="analyst", k=10, mode="vector", revision=sq)
-        assert {h.doc_id for h in got} <= allowed
-        _same_up_to_ties(got, exact[q])
+        _same_up_to_ties(index_search.search(lance, con, q, v, role="analyst", k=10, mode="vector", revision=sq),
+                         exact[q])
 
 
 def test_search_reads_wide_columns_for_the_final_hits_only_with_the_same_result(big_index):

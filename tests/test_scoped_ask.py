@@ -6,6 +6,7 @@ matches the registry is not used."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import uuid
@@ -199,3 +200,35 @@ def test_the_cli_answers_alike_with_and_without_the_stored_catalog(tmp_path):
         a.pop("answer_id")
         b.pop("answer_id")
         assert a == b, question
+
+
+def test_a_one_shot_ask_answers_alike_and_lets_go_of_the_index_after_its_query(tmp_path):
+    """`canon ask`'s context (one_shot, canon/core/memory.py): DuckDB's cache is released before
+    the index query and LanceDB's tables after it; the responses are the ones without."""
+    from canon.index import search as index_search
+
+    name, corpus, _ = RELEASE_SETS[0]
+    con, docs, policy, emb = _workspace(tmp_path, corpus)
+    try:
+        limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        retrieved = 0
+        for question in EXTRA:
+            plain = scoped_context(con, tmp_path / "lancedb", question, "analyst", policy, embedder=emb)
+            plain.log_answers = False
+            expected = _comparable(ask(plain, question, "analyst"))
+            index_search.search(tmp_path / "lancedb", con, "warm", emb.embed(["warm"])[0], role="analyst", k=1)
+            assert index_search._TABLES                       # a table stays pinned between queries ...
+            once = scoped_context(con, tmp_path / "lancedb", question, "analyst", policy, embedder=emb,
+                                  one_shot=True)
+            once.log_answers = False
+            searched = []
+            inner = once.retriever.search
+            once.retriever = dataclasses.replace(once.retriever, search=lambda *a, **k: searched.append(1) or inner(*a, **k))
+            assert _comparable(ask(once, question, "analyst")) == expected, (name, question)
+            if searched:
+                retrieved += 1
+                assert not index_search._TABLES               # ... but not after a one-shot ask's query
+            assert con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0] == limit
+        assert retrieved >= 5
+    finally:
+        con.close()

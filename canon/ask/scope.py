@@ -32,10 +32,11 @@ the same response both ways.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import duckdb
 
@@ -45,6 +46,7 @@ from canon.ask.pipeline import AskContext
 from canon.ask.understanding import catalog_store, compounds
 from canon.ask.understanding.match import object_catalog
 from canon.ask.understanding.parse import extract_named_sources
+from canon.core import memory
 from canon.models.documents import Document
 from canon.registry import store as registry
 from canon.registry.policy import Policy
@@ -209,10 +211,12 @@ class ScopedAskContext(AskContext):
 
 def scoped_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, question: str, role: str, policy: Policy, *,
                    embedder=None, metric_values=None, answer_store=None,
-                   catalog_checked: bool = False) -> ScopedAskContext | None:
+                   catalog_checked: bool = False, one_shot: bool = False) -> ScopedAskContext | None:
     """The context `role`'s question needs, or None when the stored catalog does not match
     the registry (the caller then loads every document: `canon.ask.context.ask_context`).
-    `catalog_checked`: the caller has just seen `catalog_store.catalog_is_current` hold."""
+    `catalog_checked`: the caller has just seen `catalog_store.catalog_is_current` hold.
+    `one_shot`: the process answers this question and exits (`canon ask`), so what each
+    phase read is let go before the next (`_between_phases`)."""
     if not catalog_checked and not catalog_store.catalog_is_current(con):
         return None
     ctx = ScopedAskContext(docs=[], policy=policy, con=con, scope_con=con, metric_values=metric_values,
@@ -239,4 +243,22 @@ def scoped_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, question: 
         return next((d for d in ctx.docs if d.doc_id == doc_id), None)
 
     ctx.retriever = build_retriever(con, lancedb_dir, None, embedder, doc_of=doc_of)
+    if one_shot and ctx.retriever is not None:
+        ctx.retriever = dataclasses.replace(ctx.retriever, search=_between_phases(ctx.retriever.search, con))
     return ctx
+
+
+def _between_phases(search: Callable[..., list], con: duckdb.DuckDBPyConnection) -> Callable[..., list]:
+    """`search`, with the blocks DuckDB cached while the question was understood let go
+    before the index query, and LanceDB's tables and caches after it (canon/core/memory.py):
+    a one-shot process then peaks at its largest phase, not at their sum."""
+    def run(*args, **kwargs):
+        memory.release_duckdb_cache(con)
+        try:
+            return search(*args, **kwargs)
+        finally:
+            from canon.index import search as index_search  # imported by the search itself
+
+            index_search.release_tables()
+            memory.return_free_heap()
+    return run

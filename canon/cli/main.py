@@ -97,7 +97,8 @@ def _ask_command(args: argparse.Namespace) -> int:
         if catalog_is_current(ws.con):
             require_known_role(args.role, (), policy, document_roles=registry_roles(ws.con))
             ctx = scoped_context(ws.con, ws.paths.lancedb_dir, args.question, args.role, policy,
-                                 metric_values=ws.metric_engine(), answer_store=log, catalog_checked=True)
+                                 metric_values=ws.metric_engine(), answer_store=log, catalog_checked=True,
+                                 one_shot=True)
         else:
             docs = ws.documents()
             require_known_role(args.role, docs, policy)

@@ -85,13 +85,27 @@ def snapshot_of(path: Path) -> Path:
     return path.with_name(f"{path.stem}.read{path.suffix}")
 
 
+# Tables copied in an order that keeps together the rows one read takes: a new `canon ask`
+# process reads every revision of the objects its question names (canon/ask/scope.py), and
+# DuckDB reads a whole block for any row of it, so one object's revisions scattered over the
+# table cost it a block each (at 100k documents, 50 MB of blocks for the texts of 300).
+CLUSTERED = {"documents": "object_id, doc_id"}
+
+
 def copy_database(con: duckdb.DuckDBPyConnection, target: Path, *, alias: str) -> None:
-    """A logical copy (COPY FROM DATABASE) of the database `con` is on into a new file
-    `target`: only live rows are written, so deleted rows leave no bytes behind."""
+    """A logical copy of the database `con` is on into a new file `target`: the schema
+    (COPY FROM DATABASE … (SCHEMA)), then each table's live rows, the `CLUSTERED` ones
+    in that order. Only live rows are written, so deleted rows leave no bytes behind."""
     name = con.execute("SELECT current_database()").fetchall()[0][0]
     con.execute(f"ATTACH {sql_literal(str(target))} AS {alias}")
     try:
-        con.execute(f'COPY FROM DATABASE "{name}" TO {alias}')
+        con.execute(f'COPY FROM DATABASE "{name}" TO {alias} (SCHEMA)')
+        tables = con.execute("SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ? "
+                             "ORDER BY schema_name, table_name", [name]).fetchall()
+        for schema_name, table in tables:
+            order = CLUSTERED.get(table) if schema_name == "main" else None
+            con.execute(f'INSERT INTO {alias}."{schema_name}"."{table}" SELECT * FROM "{name}"."{schema_name}"."{table}"'
+                        + (f" ORDER BY {order}" if order else ""))
     finally:
         con.execute(f"DETACH {alias}")
 

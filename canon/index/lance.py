@@ -39,7 +39,7 @@ def build_fts(tbl) -> None:
     # Native (Lance) inverted index: versioned with the table, so a checked-out
     # revision searches exactly its own index. Positions enable phrase queries.
     tbl.create_index("text", config=FTS(with_position=True), replace=True)
-    tune_indexes(tbl)   # LABEL_LIST on allowed_roles; IVF_FLAT >= 5k rows, IVF_SQ + refine >= 50k
+    tune_indexes(tbl)   # LABEL_LIST on allowed_roles; IVF_FLAT >= 5k rows, IVF_RQ + refine >= 50k
 
 
 def table_names(lancedb_dir: Path) -> list[str]:

@@ -17,7 +17,7 @@ final top-k rows are read in full (one take by row id on the same pinned
 version). Pinned tables are reused across queries (their index caches stay
 warm) while their version exists. The role prefilter is served by the
 LABEL_LIST index and large tables by the vector index of `canon.index.tuning`
-(IVF_FLAT, or IVF_SQ with refine on the largest).
+(IVF_FLAT, or IVF_RQ with refine on the largest).
 """
 
 from __future__ import annotations
@@ -135,6 +135,13 @@ def _open_pinned(lancedb_dir, table: str, version: int) -> _Pinned:
 def _forget_pinned(lancedb_dir, table: str, version: int) -> None:
     with _TABLES_LOCK:
         _TABLES.pop((os.path.abspath(str(lancedb_dir)), table, int(version)), None)
+
+
+def release_tables() -> None:
+    """Close every pinned table, and with them LanceDB's caches of their indexes (a one-shot
+    process that has made its last query: canon/core/memory.py)."""
+    with _TABLES_LOCK:
+        _TABLES.clear()
 
 
 _REV_COLUMNS = ("revision_id", "status", "lance_table", "lance_version", "embedding_model_id")
