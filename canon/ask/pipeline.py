@@ -289,9 +289,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     # object phrase, as a visible object's must to be answered. A look-alike ("the <restricted
     # name> savings rate") is no object of the question; it goes on to discovery, which abstains
     # without a word of the restricted object, as for any name nothing governs.
+    visible = [m for m in p.matches if any(d.doc_id in shown_ids for d in by_object.get(m.object_id, []))]
     for m in p.matches:
-        if (m.score >= DENY_MIN_SCORE and not any(d.doc_id in shown_ids for d in by_object.get(m.object_id, []))
-                and _names_hidden(ctx, m, p.text)):
+        if (m.score >= DENY_MIN_SCORE and m not in visible and _names_hidden(ctx, m, p.text, visible)):
             return Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized")
 
     concept, options = _pick_concept(p, ctx, view)
@@ -461,19 +461,34 @@ def _coverage(ctx, object_id: str, question: str, role: str):
     return cov
 
 
-def _names_hidden(ctx, m: ObjectMatch, question: str) -> bool:
+def _names_hidden(ctx, m: ObjectMatch, question: str, visible: list[ObjectMatch] = ()) -> bool:
     """The question names this object the role cannot see, judged by its catalog names alone
     (what the deny check may read of it): they cover the question's object phrase, or the
     question writes one out whole and the phrase ends in it, a modifier before it at most ("the
     full <name> memo"). A phrase that goes on to a head noun of its own ("<name> savings rate")
-    names something else."""
+    names something else, and so does a modifier that is the domain of a visible object of the
+    same name (`_names_other_domain`). `visible`: the matches of objects the role may see; one
+    whose name the question writes out whole, scoring above `m`, is what a near-name of `m`
+    ("punctuality share" for "punctuality share 2") asks about."""
     entry = ctx.catalog[m.object_id]
     if m.name in entry.stated:
         return False   # read from a text the role may not see: never grounds for a denial
+    if not _whole(m, question) and any(o.score > m.score and _whole(o, question) for o in visible):
+        return False
     cov = coverage(question, entry.names, {entry.domain} - {""})
     if cov.covered:
         return True
-    return _whole(m, question) and bool(cov.phrase) and cov.phrase[-1] not in cov.uncovered
+    return (_whole(m, question) and bool(cov.phrase) and cov.phrase[-1] not in cov.uncovered
+            and not _names_other_domain(m, cov.uncovered, visible))
+
+
+def _names_other_domain(m: ObjectMatch, uncovered: list[str], visible: list[ObjectMatch]) -> bool:
+    """The words left over around `m`'s name are the domain of a visible object of the same
+    name ("people overtime rate" beside logistics' overtime rate memo): the question picks that
+    domain's object, as `_pick_concept` picks between two visible ones."""
+    left = set(uncovered)
+    return any(o.object_id != m.object_id and o.name == m.name and o.domain and o.domain != m.domain
+               and set(normalize(o.domain.replace("_", " ")).split()) <= left for o in visible)
 
 
 def _asks_another_measure(ctx, object_id: str, question: str) -> bool:
