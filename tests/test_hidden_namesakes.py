@@ -12,20 +12,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from pathlib import Path
 
 import pytest
+from corpus_context import corpus_context
 
-from canon.ask.context import ask_context
 from canon.ask.pipeline import ask
-from canon.index.build import build_index
-from canon.index.embedding.hashing import HashingEmbedder
-from canon.registry import store as registry
-from canon.registry.build import build_registry
-from canon.registry.contracts import load_contract
-from canon.registry.policy import Policy
 
-ROOT = Path(__file__).resolve().parents[1]
 DAY = dt.date(2026, 6, 30)
 SECRET = "Osprey-flint"
 
@@ -57,15 +49,8 @@ DOCS = [
 
 @pytest.fixture(scope="module")
 def ctx(tmp_path_factory):
-    base = tmp_path_factory.mktemp("rail")
-    corpus = base / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps(d) + "\n" for d in DOCS))
-    con = registry.connect(base / "canon.duckdb")
-    build_registry(con, corpus=corpus, corpus_contract=load_contract(ROOT / "contracts/knowledge.yml"), run_id="rail")
-    emb = HashingEmbedder()
-    build_index(con, base / "lancedb", emb, Policy(), run_id="rail")
-    yield ask_context(con, base / "lancedb", registry.load_documents(con), Policy(), embedder=emb, log_answers=False)
-    con.close()
+    with corpus_context(tmp_path_factory.mktemp("rail"), DOCS) as context:
+        yield context
 
 
 @pytest.mark.parametrize("question, doc_id", [

@@ -6,22 +6,14 @@ alone; a metric that does not exist but shares its head noun with one that does 
 not answered from the look-alike."""
 
 import datetime as dt
-import json
-import uuid
 from pathlib import Path
 
 import pytest
+from corpus_context import corpus_context
 
-from canon.ask.context import ask_context
 from canon.ask.pipeline import ask
 from canon.ask.understanding.coverage import coverage
 from canon.ask.understanding.parse import detect_intents, extract_named_sources, parse_question
-from canon.index import publish as index
-from canon.index.embedding.hashing import HashingEmbedder
-from canon.registry import store as registry
-from canon.registry.build import build_registry
-from canon.registry.contracts import load_contract
-from canon.registry.policy import Policy
 
 ROOT = Path(__file__).resolve().parents[1]
 ROLES = ["analyst"]
@@ -67,16 +59,8 @@ CORPUS = [
 
 @pytest.fixture(scope="module")
 def ctx(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("named_sources")
-    corpus = tmp / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps(d) + "\n" for d in CORPUS))
-    con = registry.connect(tmp / "canon.duckdb")
-    build_registry(con, corpus=corpus, corpus_contract=load_contract(ROOT / "contracts/knowledge.yml"),
-                   run_id=str(uuid.uuid4()), today=dt.date(2026, 11, 30))
-    emb = HashingEmbedder()
-    index.publish(con, tmp / "lancedb", registry.load_documents(con), emb, policy_revision="none", run_id="r1")
-    yield ask_context(con, tmp / "lancedb", registry.load_documents(con), Policy(), embedder=emb, log_answers=False)
-    con.close()
+    with corpus_context(tmp_path_factory.mktemp("named_sources"), CORPUS, today=dt.date(2026, 11, 30)) as context:
+        yield context
 
 
 def _used(resp):

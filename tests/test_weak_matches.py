@@ -12,20 +12,14 @@ gate, a LanceDB index (HashingEmbedder: the lexical side of retrieval decides), 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 
 import pytest
+from corpus_context import corpus_context
 
-from canon.ask.context import ask_context
 from canon.ask.pipeline import ask
 from canon.ask.understanding.coverage import describes
-from canon.index.build import build_index
 from canon.index.embedding.hashing import HashingEmbedder
-from canon.registry import store as registry
-from canon.registry.build import build_registry
-from canon.registry.contracts import load_contract
-from canon.registry.policy import Policy
 
 ROOT = Path(__file__).resolve().parents[1]
 DAY = dt.date(2026, 6, 30)
@@ -53,34 +47,30 @@ METRICS = {
 }
 
 
+def _water_docs() -> list[dict]:
+    docs = [{
+        "doc_id": f"metric.{key}.v1", "object_id": f"metric.water.{key}", "kind": "metric_definition",
+        "title": f"{title} governed definition v1", "status": "approved", "authority": 100, "version": "1",
+        "valid_from": "2025-01-01", "valid_to": None, "allowed_roles": ["analyst"], "supersedes": None,
+        "content_hash": f"sha256:water-{key}", "text": f"Governed metric {title.lower()} version 1. {text}",
+    } for key, (title, text) in METRICS.items()]
+    # The model behind the interruption rate, restating its words and more.
+    docs.append({
+        "doc_id": "model.fct_supply_interruptions.v1", "object_id": "model.water.fct_supply_interruptions",
+        "kind": "model_schema", "title": "dbt model schema fct_supply_interruptions v1", "status": "approved",
+        "authority": 90, "version": "1", "valid_from": "2025-01-01", "valid_to": None,
+        "allowed_roles": ["analyst"], "supersedes": None, "content_hash": "sha256:water-model",
+        "text": "dbt model fct_supply_interruptions v1. Grain: one row per customer property whose supply was "
+                "interrupted, per interruption, with the hours interrupted, more than three hours flagged, and "
+                "the connected properties in the month. Supports metric.water.supply_interruption_rate.",
+    })
+    return docs
+
+
 @pytest.fixture(scope="module")
 def ctx(tmp_path_factory):
-    base = tmp_path_factory.mktemp("water")
-    corpus = base / "corpus.jsonl"
-    with corpus.open("w") as f:
-        for key, (title, text) in METRICS.items():
-            f.write(json.dumps({
-                "doc_id": f"metric.{key}.v1", "object_id": f"metric.water.{key}", "kind": "metric_definition",
-                "title": f"{title} governed definition v1", "status": "approved", "authority": 100, "version": "1",
-                "valid_from": "2025-01-01", "valid_to": None, "allowed_roles": ["analyst"], "supersedes": None,
-                "content_hash": f"sha256:water-{key}", "text": f"Governed metric {title.lower()} version 1. {text}",
-            }) + "\n")
-        # The model behind the interruption rate, restating its words and more.
-        f.write(json.dumps({
-            "doc_id": "model.fct_supply_interruptions.v1", "object_id": "model.water.fct_supply_interruptions",
-            "kind": "model_schema", "title": "dbt model schema fct_supply_interruptions v1", "status": "approved",
-            "authority": 90, "version": "1", "valid_from": "2025-01-01", "valid_to": None,
-            "allowed_roles": ["analyst"], "supersedes": None, "content_hash": "sha256:water-model",
-            "text": "dbt model fct_supply_interruptions v1. Grain: one row per customer property whose supply was "
-                    "interrupted, per interruption, with the hours interrupted, more than three hours flagged, and "
-                    "the connected properties in the month. Supports metric.water.supply_interruption_rate.",
-        }) + "\n")
-    con = registry.connect(base / "canon.duckdb")
-    build_registry(con, corpus=corpus, corpus_contract=load_contract(ROOT / "contracts/knowledge.yml"), run_id="water")
-    emb = HashingEmbedder()
-    build_index(con, base / "lancedb", emb, Policy(), run_id="water")
-    yield ask_context(con, base / "lancedb", registry.load_documents(con), Policy(), embedder=emb, log_answers=False)
-    con.close()
+    with corpus_context(tmp_path_factory.mktemp("water"), _water_docs()) as context:
+        yield context
 
 
 @pytest.mark.parametrize("question, doc_id", [

@@ -1,0 +1,38 @@
+"""A warm ask context over a small corpus a test writes out (one JSON document per line):
+the contract gate, the registry, a LanceDB index with the HashingEmbedder (the lexical side
+of retrieval decides) and `ask_context`, as the evaluation builds one. Used by the tests that
+check one class of question on a domain of their own."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from canon.ask.context import ask_context
+from canon.ask.pipeline import AskContext
+from canon.index.build import build_index
+from canon.index.embedding.hashing import HashingEmbedder
+from canon.registry import store as registry
+from canon.registry.build import build_registry
+from canon.registry.contracts import load_contract
+from canon.registry.policy import Policy
+
+CONTRACT = Path(__file__).resolve().parents[1] / "contracts" / "knowledge.yml"
+
+
+@contextlib.contextmanager
+def corpus_context(base: Path, docs: Iterable[dict], *, today: dt.date | None = None) -> Iterator[AskContext]:
+    corpus = base / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    con = registry.connect(base / "canon.duckdb")
+    try:
+        build_registry(con, corpus=corpus, corpus_contract=load_contract(CONTRACT), run_id=base.name, today=today)
+        emb = HashingEmbedder()
+        build_index(con, base / "lancedb", emb, Policy(), run_id=base.name)
+        yield ask_context(con, base / "lancedb", registry.load_documents(con), Policy(), embedder=emb,
+                          log_answers=False)
+    finally:
+        con.close()
