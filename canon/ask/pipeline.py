@@ -42,7 +42,7 @@ from canon.ask.understanding.coverage import (
     other_measure,
     stated_synonyms,
 )
-from canon.ask.understanding.match import _STOP, ObjectMatch, _same_word, normalize, object_catalog
+from canon.ask.understanding.match import _STOP, ObjectMatch, _humanize, _same_word, normalize, object_catalog
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
 from canon.models.documents import Document, Status
@@ -290,8 +290,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     # name> savings rate") is no object of the question; it goes on to discovery, which abstains
     # without a word of the restricted object, as for any name nothing governs.
     visible = [m for m in p.matches if any(d.doc_id in shown_ids for d in by_object.get(m.object_id, []))]
+    visible_ids = {m.object_id for m in visible}
     for m in p.matches:
-        if (m.score >= DENY_MIN_SCORE and m not in visible and _names_hidden(ctx, m, p.text, visible)):
+        if m.score >= DENY_MIN_SCORE and m.object_id not in visible_ids and _names_hidden(ctx, m, p.text, visible):
             return Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized")
 
     concept, options = _pick_concept(p, ctx, view)
@@ -473,12 +474,13 @@ def _names_hidden(ctx, m: ObjectMatch, question: str, visible: list[ObjectMatch]
     entry = ctx.catalog[m.object_id]
     if m.name in entry.stated:
         return False   # read from a text the role may not see: never grounds for a denial
-    if not _whole(m, question) and any(o.score > m.score and _whole(o, question) for o in visible):
+    whole = _whole(m, question)
+    if not whole and any(o.score > m.score and _whole(o, question) for o in visible):
         return False
     cov = coverage(question, entry.names, {entry.domain} - {""})
     if cov.covered:
         return True
-    return (_whole(m, question) and bool(cov.phrase) and cov.phrase[-1] not in cov.uncovered
+    return (whole and bool(cov.phrase) and cov.phrase[-1] not in cov.uncovered
             and not _names_other_domain(m, cov.uncovered, visible))
 
 
@@ -488,7 +490,7 @@ def _names_other_domain(m: ObjectMatch, uncovered: list[str], visible: list[Obje
     domain's object, as `_pick_concept` picks between two visible ones."""
     left = set(uncovered)
     return any(o.object_id != m.object_id and o.name == m.name and o.domain and o.domain != m.domain
-               and set(normalize(o.domain.replace("_", " ")).split()) <= left for o in visible)
+               and set(normalize(_humanize(o.domain)).split()) <= left for o in visible)
 
 
 def _asks_another_measure(ctx, object_id: str, question: str) -> bool:
