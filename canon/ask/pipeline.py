@@ -40,10 +40,11 @@ from canon.ask.understanding.coverage import (
     describes,
     description_support,
     other_measure,
+    restates_definition,
     stated_synonyms,
 )
 from canon.ask.understanding.match import _STOP, ObjectMatch, _humanize, _same_word, normalize, object_catalog
-from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource
+from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource, without_sources
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
 from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
@@ -525,14 +526,13 @@ def _description_fit(ctx, d: Document, question: str, role: str) -> int | None:
     """How many of the question's content words `d`'s object uses, when the question describes
     it without naming it (its names cover no object phrase of the question); else None."""
     cov = _coverage(ctx, d.object_id, question, role)
-    if not cov.covered or cov.phrase:
+    if not cov.covered or cov.phrase or not _described(ctx, d.object_id, question, role):
         return None
-    text = _description_text(ctx, d.object_id, role)
-    return description_support(question, text)[0] if describes(question, text) else None
+    return description_support(question, _description_text(ctx, d.object_id, role))[0]
 
 
 def _best_described(ctx, top: Document, others: list[Document], question: str, role: str,
-                    intent: str = "definition") -> str:
+                    intent: str = "definition", sources: list[NamedSource] = ()) -> str:
     """Of retrieval's governed candidates that the question describes (none of them named), the
     one whose names and definitions use most of the question's words: a neighbour sharing some
     of them ("signup cohort" in a model's schema, "parcels" in another rate) ranked first by
@@ -552,7 +552,32 @@ def _best_described(ctx, top: Document, others: list[Document], question: str, r
         used = fits.get(d.object_id)
         if d.object_id != best and d.kind == top.kind and used is not None and used > best_used:
             best, best_used = d.object_id, used
+    if sources:
+        # A tie that a named source settles: "is the old HR wiki right that interns count among
+        # the employees on payroll" describes two people metrics alike; the wiki it names is
+        # about one of them.
+        tied = [best] + [d.object_id for d in others if d.object_id != best and d.kind == top.kind
+                         and fits.get(d.object_id) == best_used]
+        if len(tied) > 1:
+            named = _source_documents(ctx, sources, role)
+            about = [c for c in dict.fromkeys(tied) if any(_related(ctx, d, c) for d in named)]
+            if len(about) == 1:
+                return about[0]
     return best
+
+
+def _source_documents(ctx, sources: list[NamedSource], role: str) -> list[Document]:
+    """The visible non-governing documents whose titles carry a named source's words and whose
+    kind (and status, when the phrase says one) it names."""
+    out: list[Document] = []
+    for ns in sources:
+        for d in ctx.view(role).shown:
+            if d.status == Status.approved and d.kind in CONCEPT_PRIORITY:
+                continue
+            if (not ns.kinds or d.kind in ns.kinds) and (not ns.statuses or d.status.value in ns.statuses) \
+                    and _title_hits(ns, d):
+                out.append(d)
+    return out
 
 
 def _names_or_describes(ctx, object_id: str, question: str, role: str, cov) -> bool:
@@ -757,6 +782,20 @@ def _retrieve(ctx: AskContext, text: str, role: str, k: int = 10) -> list:
     return hits
 
 
+def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role: str) -> bool:
+    """Retrieval's candidate `d` is named by the question: its names cover the question's object
+    phrase, which asks for no measure they lack, and a phrase of measure words alone ("the
+    average of ...") also describes it. One word is a name only when it is one of the object's
+    whole names ("headcount"): "per session" does not name a model of playback sessions, as a
+    one-word match does not name an object in `_pick_concept`."""
+    cov = _coverage(ctx, d.object_id, question, role)
+    if not (cov.covered and cov.phrase) or _asks_another_measure(ctx, d.object_id, question):
+        return False
+    if _measure_words_only(ctx, d.object_id, cov.phrase):
+        return _described(ctx, d.object_id, described_as, role)
+    return len(cov.phrase) >= 2 or " ".join(cov.phrase) in ctx.catalog[d.object_id].names
+
+
 def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
               timings: Timings) -> tuple[str | None, Response | None]:
     """No governed object named: retrieval proposes candidates, governance decides.
@@ -775,18 +814,33 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
     governed = [d for d in ordered[:5] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
     timings.mark("constrain", t)
     if governed:
-        # Retrieval's proposal is a weak match: the first governed object whose names cover the
-        # question's object phrase (the top one may name none of it, a description), else none.
-        # Further down the list only an object whose names the question does use counts.
+        # Retrieval's proposal is a weak match. In order: a governed object near the top whose
+        # names cover the question's object phrase; the top one, when the question describes it
+        # (names none of it, or part of it with its definition restated); an object further
+        # down whose names the question does use; else none. A name beats a description: "on
+        # time" names the on-time delivery rate though the top hit's definition shares a few
+        # plain words with the question ("one", "counting", "time"); below the top five a name
+        # counts only after the top hit's description (one word of a model's name, "a ticket",
+        # is not the subject of a question that paraphrases a metric).
         further = [d for d in ordered[5:] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
-        for i, d in enumerate(governed + further):
-            cov = _coverage(ctx, d.object_id, p.text, role)
-            if (cov.covered and cov.phrase and not _asks_another_measure(ctx, d.object_id, p.text)
-                    and (not _measure_words_only(ctx, d.object_id, cov.phrase)
-                         or _described(ctx, d.object_id, p.text, role))):
+        # A description is read without the words naming the question's sources ("the old
+        # escalation runbook tells me to …"): they describe the source, not the object.
+        described_as = without_sources(p.text, p.named_sources)
+        top = governed[0]
+        for d in governed:
+            if _names_in_discovery(ctx, d, p.text, described_as, role):
                 return d.object_id, None
-            if cov.covered and not cov.phrase and i == 0 and _described(ctx, d.object_id, p.text, role):
-                return _best_described(ctx, d, governed[1:], p.text, role, p.intent), None
+        cov = _coverage(ctx, top.object_id, p.text, role)
+        if cov.covered and not cov.phrase and _described(ctx, top.object_id, described_as, role):
+            return _best_described(ctx, top, governed[1:], described_as, role, p.intent, p.named_sources), None
+        # The top hit's names hold part of the phrase and its definition restates the rest of
+        # the question ("the mean survey score on the 1 to 5 scale over survey responses").
+        if not cov.covered and restates_definition(
+                described_as, cov, ctx.catalog[top.object_id].names, _description_text(ctx, top.object_id, role)):
+            return top.object_id, None
+        for d in further:
+            if _names_in_discovery(ctx, d, p.text, described_as, role):
+                return d.object_id, None
         return None, Response(action="abstain", role=role, as_of=p.as_of, reason="no_matching_object",
                               answer="No governed object matches the name in the question; the closest ones are "
                                      "named differently, so Canon does not answer from them.")

@@ -253,6 +253,83 @@ def describes(question: str, text: str) -> bool:
     return used >= DESCRIPTION_MIN_SHARE * n
 
 
+# A phrase partly in an object's names ("the mean <survey score>" beside "customer satisfaction
+# score", "total <foreground playback> time" beside "total watch time") names no object, but the
+# question may go on to restate the object's definition around it. It describes the object when
+# the phrase's other words stand where the name has words the phrase lacks (a paraphrase of
+# part of the name, not a modifier added before or after it: "<customer> return rate" beside
+# "return to sender rate" is another measure), the definition states them, at least
+# `RESTATED_BEYOND_PHRASE` of the question's content words outside the phrase are stated too,
+# and the whole question passes `describes`. The phrase's words must be stated outside the
+# definition's exclusions (`_counted_words`): "customer returns ... are not counted here" does not
+# define a customer return rate. A name no object has, asked about with nothing
+# beside it ("how is the discharge rate defined?" beside a readmission rate "within 30 days of a
+# discharge"), restates nothing outside its phrase and still abstains. Measured on the
+# description and non-existent-object cases of tests/gold_understanding/gold_dev.json (three to
+# five restated words beside the phrase) and tests/test_named_sources.py (none).
+RESTATED_BEYOND_PHRASE = 2
+
+
+def _in_name_gap(phrase: list[str], uncovered: set[str], name: tuple[str, ...]) -> bool:
+    """Every uncovered word of `phrase` stands where `name` has words the phrase lacks: between
+    two covered words the name does not hold side by side, before a covered word the name does
+    not start with, or after one it does not end with."""
+    def at(w: str) -> int | None:
+        return next((k for k, v in enumerate(name) if _same(w, v)), None)
+
+    words = [w for w in phrase if w not in _STOP]
+    for j, w in enumerate(words):
+        if w not in uncovered:
+            continue
+        before = next((at(v) for v in reversed(words[:j]) if v not in uncovered), None)
+        after = next((at(v) for v in words[j + 1:] if v not in uncovered), None)
+        if before is None and after is None:
+            return False
+        if before is not None and after is not None:
+            if after - before <= 1:
+                return False
+        elif after is not None and after == 0:
+            return False
+        elif before is not None and before == len(name) - 1:
+            return False
+    return True
+
+
+# Words of a sentence that says what a definition leaves out ("parcels a customer sends back
+# after a successful delivery are customer returns and are not counted here").
+_EXCLUSION_WORDS = frozenset({"not", "excluded", "exclude", "excludes", "excluding", "except", "never", "nor"})
+_SENTENCE = re.compile(r"[.;!?]+\s+")
+
+
+def _counted_words(text: str) -> set[str]:
+    """The words of `text`'s sentences that say nothing is left out."""
+    out: set[str] = set()
+    for sentence in _SENTENCE.split(text):
+        words = set(_words(sentence))
+        if not words & _EXCLUSION_WORDS:
+            out |= words
+    return out
+
+
+def restates_definition(question: str, cov: Coverage, names: Iterable[str], text: str) -> bool:
+    """`text` (an object's names and definitions) restates what the question says around its
+    object phrase (`cov`), which one of `names` holds in part. The phrase's own words must come
+    from what the definition counts, not from what it excludes."""
+    stated, counted = set(_words(text)), _counted_words(text)
+
+    def used(t: str, words: set[str]) -> bool:
+        return t in words or any(_same_stem(t, v) for v in words)
+
+    uncovered = set(cov.uncovered)
+    if not uncovered or not all(used(w, counted) for w in uncovered):
+        return False
+    if not any(_in_name_gap(cov.phrase, uncovered, _words(n)) for n in names):
+        return False
+    phrase = set(cov.phrase)
+    outside = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t) and t not in phrase]
+    return sum(1 for t in outside if used(t, stated)) >= RESTATED_BEYOND_PHRASE and describes(question, text)
+
+
 def other_measure(question: str, names: set[str], extra_words: set[str] = frozenset()) -> list[str]:
     """A measure the question names that the object's names do not: a measure noun ("rate",
     "share", "time"…) headed by a modifier ("customer return <rate>"), neither of them in the

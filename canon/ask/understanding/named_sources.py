@@ -213,3 +213,16 @@ def outside_claims(question: str, sources: list[NamedSource]) -> str:
         if b > a:
             text = text[:a] + " " + text[b:]
     return text
+
+
+_ATTRIBUTING = frozenset(ATTRIBUTION_VERBS) | frozenset(JUDGEMENTS) | frozenset(_PASSED)
+
+
+def without_sources(question: str, sources: list[NamedSource]) -> str:
+    """The question without the words that name its sources and attribute claims to them: a
+    description of the object asked about is the claim and the user's own words, not "the old
+    escalation runbook tells me" (canon/ask/pipeline.py reads descriptions with it)."""
+    if not sources:
+        return question
+    drop = _ATTRIBUTING | {w for ns in sources for w in ns.words}
+    return " ".join(tok for tok, _, _ in _tokens(question) if tok not in drop)
