@@ -40,6 +40,7 @@ from canon.ask.understanding.coverage import (
     describes,
     description_support,
     other_measure,
+    renames,
     restates_definition,
     stated_synonyms,
 )
@@ -518,7 +519,10 @@ def _description_text(ctx, object_id: str, role: str) -> str:
 def _described(ctx, object_id: str, question: str, role: str) -> bool:
     """An object whose names do not name the question's object phrase (retrieval's top governed
     hit, or a weak name match) is what the question describes only when its names and visible
-    approved definitions use the question's words."""
+    approved definitions use the question's words, and it does not name another object in the
+    place of the name's head (`renames`)."""
+    if renames(question, ctx.catalog[object_id].names):
+        return False
     return describes(question, _description_text(ctx, object_id, role))
 
 

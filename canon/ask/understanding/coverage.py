@@ -236,6 +236,32 @@ def _same_stem(a: str, b: str) -> bool:
     return n >= 5 and n >= 0.75 * min(len(a), len(b))
 
 
+def renames(question: str, names: Iterable[str]) -> bool:
+    """The question writes every word of one of `names` but its head, then a noun the names lack
+    in the head's place: "daily active <sessions>" beside daily active users, "total goodwill
+    <refunds>" beside total goodwill credits. When the name's head counts units (users, credits)
+    another unit is another object, though the definition may use every word of the question.
+    A name headed by a measure noun ("return-to-sender rate", "first response time") measures
+    units the question may name in that place ("return-to-sender <parcels>", "the first response
+    <clock>"): those the definition itself defines."""
+    toks = _words(question)
+    for name in names:
+        nw = _words(name)
+        if len(nw) < 2 or nw[-1] in MEASURE_NOUNS:
+            continue
+        k = len(nw) - 1
+        known = set(nw)
+        for i in range(len(toks) - k):
+            nxt = toks[i + k]
+            # The swapped word heads the phrase: the question's end or a grammar word follows it
+            # ("trailer <parked> overnight" is a verb, not another trailer measure).
+            heads = i + k + 1 == len(toks) or _is_boundary(toks[i + k + 1])
+            if heads and all(_same(toks[i + j], nw[j]) for j in range(k)) and not _is_boundary(nxt) \
+                    and not any(_same(nxt, w) for w in known):
+                return True
+    return False
+
+
 def description_support(question: str, text: str) -> tuple[int, int]:
     """(the question's content words that `text` uses, in any form of the word; its content
     words): every word that is not grammar, a date or a word saying what is asked."""
