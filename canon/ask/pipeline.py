@@ -46,7 +46,7 @@ from canon.ask.understanding.coverage import (
 )
 from canon.ask.understanding.match import _STOP, ObjectMatch, _humanize, _same_word, normalize, object_catalog
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource, without_sources
-from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question
+from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question, reread_intents
 from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
 from canon.registry.graph import has_dbt_tables, upstream
@@ -332,6 +332,8 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             return abstention
         t = time.perf_counter()   # retrieve and constrain are timed by _discover
 
+    # Intent words inside the words that named the object ("late" of "late checkout rooms") ask nothing.
+    p = reread_intents(p, ctx.catalog[concept].names)
     ctx.ensure_concept(concept)
     view = ctx.view(role)
     by_object, shown = ctx.by_object, view.shown

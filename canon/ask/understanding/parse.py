@@ -5,7 +5,7 @@ as saying something (`extract_named_sources`, canon/ask/understanding/named_sour
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from rapidfuzz import fuzz
@@ -172,6 +172,36 @@ def find_time_of_day(question: str) -> dt.time | None:
         if m.group("ampm") else int(m.group(1))
     local = dt.datetime(2000, 1, 2, hour, int(m.group(2)), int(m.group(3) or 0))
     return (local - offset).time()
+
+
+def name_runs(question: str, names: Iterable[str]) -> list[str]:
+    """Runs of two or more consecutive question words that stand in the same order in one of
+    `names` ("total goodwill" of "total goodwill credits", "late checkout" of "late checkout
+    share"): the question names the object by part of its name."""
+    toks = normalize(question).split()
+    runs: set[str] = set()
+    for name in names:
+        nw = name.split()
+        for i in range(len(toks)):
+            for j in range(len(nw)):
+                k = 0
+                while i + k < len(toks) and j + k < len(nw) and toks[i + k] == nw[j + k]:
+                    k += 1
+                if k >= 2:
+                    runs.add(" ".join(toks[i:i + k]))
+    return sorted(runs)
+
+
+def reread_intents(p: ParsedQuestion, names: Iterable[str]) -> ParsedQuestion:
+    """`p` with its intents read again outside the words of the object it was found to ask
+    about: an object found by part of its name or a description (canon/ask/pipeline.py,
+    `_discover`) was not among the matches whose names `parse_question` left out, so "what
+    counts toward total goodwill …" read "total" as asking for a value."""
+    runs = name_runs(p.text, names)
+    if not runs:
+        return p
+    intents = detect_intents(outside_claims(p.text, p.named_sources), [m.name for m in p.matches] + runs)
+    return p if intents == p.intents else replace(p, intents=intents)
 
 
 def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.date | None = None,
