@@ -39,10 +39,12 @@ from canon.ask.understanding.coverage import (
     coverage,
     describes,
     description_support,
+    measure_of,
     other_measure,
     renames,
     restates_definition,
     stated_synonyms,
+    unstated_measure,
 )
 from canon.ask.understanding.match import _STOP, ObjectMatch, _humanize, _same_word, normalize, object_catalog
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource, without_sources
@@ -312,7 +314,8 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         # A one-word name ("revenue") is too weak to say the question is about that document.
         named = [m for m in p.matches if m.score >= DENY_MIN_SCORE and len(m.name.split()) >= 2
                  and m.object_id in view.shown_objects
-                 and (_whole(m, p.text) or _names(ctx, m.object_id, p.text, role))]
+                 and (_whole(m, p.text) or _names(ctx, m.object_id, p.text, role))
+                 and not _measured_model(p, m, _coverage(ctx, m.object_id, p.text, role))]
         if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
@@ -402,6 +405,7 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
     # One coverage per candidate object: the name test and the specificity test below both read it.
     covs = {m.object_id: _coverage(ctx, m.object_id, p.text, view.role) for m in candidates}
     candidates = [m for m in candidates if _named(ctx, m, p.text, view.role, covs[m.object_id])]
+    candidates = [m for m in candidates if not _measured_model(p, m, covs[m.object_id])]
     candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
         return None, []
@@ -432,6 +436,13 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
         return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
                       for c in sorted(top, key=lambda c: c.object_id)]
     return top[0].object_id, []
+
+
+def _measured_model(p: ParsedQuestion, m: ObjectMatch, cov) -> bool:
+    """"The share of playback sessions that …" asks for a measure of a model's rows, a metric,
+    not the model its words name (its grain, columns or lineage would be asked for by those
+    words)."""
+    return p.intent == "definition" and m.kinds == {"model_schema"} and bool(measure_of(p.text, cov.phrase))
 
 
 def _whole(m: ObjectMatch, question: str) -> bool:
@@ -525,7 +536,8 @@ def _described(ctx, object_id: str, question: str, role: str) -> bool:
     place of the name's head (`renames`)."""
     if renames(question, ctx.catalog[object_id].names):
         return False
-    return describes(question, _description_text(ctx, object_id, role))
+    text = _description_text(ctx, object_id, role)
+    return describes(question, text) and not unstated_measure(question, text)
 
 
 def _description_fit(ctx, d: Document, question: str, role: str) -> int | None:
@@ -788,7 +800,8 @@ def _retrieve(ctx: AskContext, text: str, role: str, k: int = 10) -> list:
     return hits
 
 
-def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role: str) -> bool:
+def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role: str,
+                        intent: str = "definition") -> bool:
     """Retrieval's candidate `d` is named by the question: its names cover the question's object
     phrase, which asks for no measure they lack, and a phrase of measure words alone ("the
     average of ...") also describes it. One word is a name only when it is one of the object's
@@ -799,6 +812,8 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return False
     if _measure_words_only(ctx, d.object_id, cov.phrase):
         return _described(ctx, d.object_id, described_as, role)
+    if d.kind == "model_schema" and intent == "definition" and measure_of(question, cov.phrase):
+        return False
     return len(cov.phrase) >= 2 or " ".join(cov.phrase) in ctx.catalog[d.object_id].names
 
 
@@ -834,7 +849,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         described_as = without_sources(p.text, p.named_sources)
         top = governed[0]
         for d in governed:
-            if _names_in_discovery(ctx, d, p.text, described_as, role):
+            if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent):
                 return d.object_id, None
         cov = _coverage(ctx, top.object_id, p.text, role)
         if cov.covered and not cov.phrase and _described(ctx, top.object_id, described_as, role):
@@ -845,7 +860,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
                 described_as, cov, ctx.catalog[top.object_id].names, _description_text(ctx, top.object_id, role)):
             return top.object_id, None
         for d in further:
-            if _names_in_discovery(ctx, d, p.text, described_as, role):
+            if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent):
                 return d.object_id, None
         return None, Response(action="abstain", role=role, as_of=p.as_of, reason="no_matching_object",
                               answer="No governed object matches the name in the question; the closest ones are "

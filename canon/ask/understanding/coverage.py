@@ -377,3 +377,45 @@ def other_measure(question: str, names: set[str], extra_words: set[str] = frozen
             if not any(vocab.has(w) for w in phrase[:-1]):
                 return phrase
     return []
+
+
+def unstated_measure(question: str, text: str) -> list[str]:
+    """A measure phrase of the question ("the watch <completion rate>", "the boomerang hire
+    <share>") with a modifier that `text` (an object's names and definitions) never states: a
+    description that goes through another measure's name describes that measure, not this
+    object, however many of its other words the definition uses. A paraphrase of the object's
+    own measure ("agent working <minutes>", "viewing <hours>", "local <time>") states its
+    modifiers. Empty when there is none."""
+    stated = set(_words(text))
+    toks = _words(question)
+    for i, t in enumerate(toks):
+        head = i + 1 == len(toks) or _is_boundary(toks[i + 1])
+        if t in MEASURE_NOUNS and head and i > 0 and not _is_boundary(toks[i - 1]):
+            j = i
+            while j > 0 and not _is_boundary(toks[j - 1]):
+                j -= 1
+            phrase = toks[j:i + 1]
+            if any(w not in stated and not any(_same_stem(w, v) for v in stated) for w in phrase[:-1]):
+                return list(phrase)
+    return []
+
+
+_OF = ("of", "of the", "of all", "of our")
+
+
+def measure_of(question: str, phrase: list[str]) -> str:
+    """The measure noun the question applies to `phrase` ("the <share> of playback sessions
+    that …"), or "": a question about a measure of a model's rows asks for a metric, not for
+    the model whose name the phrase is."""
+    toks = _words(question)
+    n = len(phrase)
+    if not n:
+        return ""
+    for i in range(len(toks) - n + 1):
+        if list(toks[i:i + n]) != list(phrase):
+            continue
+        for of in _OF:
+            k = len(of.split())
+            if i - k - 1 >= 0 and " ".join(toks[i - k:i]) == of and toks[i - k - 1] in MEASURE_NOUNS:
+                return toks[i - k - 1]
+    return ""
