@@ -36,3 +36,13 @@ def corpus_context(base: Path, docs: Iterable[dict], *, today: dt.date | None = 
                           log_answers=False)
     finally:
         con.close()
+
+
+def governed_doc(doc_id: str, object_id: str, title: str, text: str, *, kind: str = "metric_definition",
+                 status: str = "approved", authority: int = 100) -> dict:
+    """One document of a test's small corpus, readable by `analyst`, in effect from 2025-01-01
+    (closed on 2026-01-01 unless approved)."""
+    return {"doc_id": doc_id, "object_id": object_id, "kind": kind, "title": title, "status": status,
+            "authority": authority, "version": "1", "valid_from": "2025-01-01",
+            "valid_to": None if status == "approved" else "2026-01-01", "allowed_roles": ["analyst"],
+            "supersedes": None, "content_hash": f"sha256:{doc_id}", "text": text}

@@ -11,17 +11,14 @@ LanceDB index (HashingEmbedder), ask."""
 from __future__ import annotations
 
 import pytest
-from corpus_context import corpus_context
+from corpus_context import corpus_context, governed_doc
 
 from canon.ask.pipeline import _retrieve, ask
 from canon.ask.understanding.named_sources import extract_named_sources, without_sources
 
 
 def _doc(doc_id, object_id, kind, title, text, status="approved", authority=100):
-    return {"doc_id": doc_id, "object_id": object_id, "kind": kind, "title": title, "status": status,
-            "authority": authority, "version": "1", "valid_from": "2025-01-01",
-            "valid_to": None if status == "approved" else "2026-01-01", "allowed_roles": ["analyst"],
-            "supersedes": None, "content_hash": f"sha256:hotel-{doc_id}", "text": text}
+    return governed_doc(doc_id, object_id, title, text, kind=kind, status=status, authority=authority)
 
 
 DOCS = [

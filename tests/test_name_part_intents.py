@@ -13,16 +13,10 @@ from __future__ import annotations
 
 import pytest
 from corpus_context import corpus_context
+from corpus_context import governed_doc as _doc
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.parse import name_runs
-
-
-def _doc(doc_id, object_id, title, text):
-    return {"doc_id": doc_id, "object_id": object_id, "kind": "metric_definition", "title": title,
-            "status": "approved", "authority": 100, "version": "1", "valid_from": "2025-01-01", "valid_to": None,
-            "allowed_roles": ["analyst"], "supersedes": None, "content_hash": f"sha256:hotel-{doc_id}", "text": text}
-
 
 DOCS = [
     _doc("metric.late_checkout_share.v1", "metric.hotel.late_checkout_share",

@@ -11,28 +11,20 @@ LanceDB index (HashingEmbedder), ask."""
 from __future__ import annotations
 
 import pytest
-from corpus_context import corpus_context
+from corpus_context import corpus_context, governed_doc
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.coverage import measure_of, unstated_measure
 
-
-def _doc(doc_id, object_id, kind, title, text):
-    return {"doc_id": doc_id, "object_id": object_id, "kind": kind, "title": title, "status": "approved",
-            "authority": 100, "version": "1", "valid_from": "2025-01-01", "valid_to": None,
-            "allowed_roles": ["analyst"], "supersedes": None, "content_hash": f"sha256:hotel-{doc_id}", "text": text}
-
-
 OCCUPANCY = ("Governed metric occupancy rate version 1. The occupancy rate is the share of available room nights "
              "sold to paying guests, over all available room nights in the month.")
 DOCS = [
-    _doc("metric.occupancy_rate.v1", "metric.hotel.occupancy_rate", "metric_definition",
-         "Occupancy rate governed definition v1", OCCUPANCY),
-    _doc("model.fct_room_nights.v1", "model.hotel.fct_room_nights", "model_schema",
-         "dbt model schema fct_room_nights v1",
-         "dbt model model.hotel.fct_room_nights.v1. Grain: one row per room per night. Primary key: "
-         "(room_id, night_date). Important fields: room_id, night_date, is_sold, guest_id. This model supports "
-         "metric.hotel.occupancy_rate version 1."),
+    governed_doc("metric.occupancy_rate.v1", "metric.hotel.occupancy_rate", "Occupancy rate governed definition v1",
+                 OCCUPANCY),
+    governed_doc("model.fct_room_nights.v1", "model.hotel.fct_room_nights", "dbt model schema fct_room_nights v1",
+                 "dbt model model.hotel.fct_room_nights.v1. Grain: one row per room per night. Primary key: "
+                 "(room_id, night_date). Important fields: room_id, night_date, is_sold, guest_id. This model "
+                 "supports metric.hotel.occupancy_rate version 1.", kind="model_schema"),
 ]
 
 

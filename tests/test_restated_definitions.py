@@ -14,16 +14,10 @@ from __future__ import annotations
 
 import pytest
 from corpus_context import corpus_context
+from corpus_context import governed_doc as _doc
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.coverage import coverage, restates_definition
-
-
-def _doc(doc_id, object_id, title, text):
-    return {"doc_id": doc_id, "object_id": object_id, "kind": "metric_definition", "title": title,
-            "status": "approved", "authority": 100, "version": "1", "valid_from": "2025-01-01", "valid_to": None,
-            "allowed_roles": ["analyst"], "supersedes": None, "content_hash": f"sha256:edu-{doc_id}", "text": text}
-
 
 COMPLETION = ("Governed metric course completion rate version 1. The course completion rate is the share of "
               "enrolled learners who finish every required module within 90 days of enrolment. Self-paced "

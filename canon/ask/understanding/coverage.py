@@ -356,26 +356,28 @@ def restates_definition(question: str, cov: Coverage, names: Iterable[str], text
     return sum(1 for t in outside if used(t, stated)) >= RESTATED_BEYOND_PHRASE and describes(question, text)
 
 
+def _measure_phrases(toks: tuple[str, ...]):
+    """Each measure phrase of the question: a measure noun ("rate", "share", "time"…) as a head
+    noun (a modifier before it, a grammar word or the end after it: "agent spends actively" is a
+    verb), with its modifiers back to the first grammar word."""
+    for i, t in enumerate(toks):
+        head = i + 1 == len(toks) or _is_boundary(toks[i + 1])
+        if t in MEASURE_NOUNS and head and i > 0 and not _is_boundary(toks[i - 1]):
+            j = i
+            while j > 0 and not _is_boundary(toks[j - 1]):
+                j -= 1
+            yield toks[j:i + 1]
+
+
 def other_measure(question: str, names: set[str], extra_words: set[str] = frozenset()) -> list[str]:
     """A measure the question names that the object's names do not: a measure noun ("rate",
     "share", "time"…) headed by a modifier ("customer return <rate>"), neither of them in the
     names. "Define the customer return rate for parcels sent back" shares "parcels" with "cost
     per parcel" but asks about a rate no name accounts for; empty when there is none."""
     vocab = name_set(frozenset(names), frozenset(extra_words)).vocab_words
-    toks = _words(question)
-    for i, t in enumerate(toks):
-        # A head noun: a modifier before it, a grammar word (or the end) after it ("agent spends
-        # actively" is a verb).
-        head = i + 1 == len(toks) or _is_boundary(toks[i + 1])
-        if t in MEASURE_NOUNS and head and i > 0 and not _is_boundary(toks[i - 1]):
-            if vocab.has(t):
-                continue
-            j = i
-            while j > 0 and not _is_boundary(toks[j - 1]):
-                j -= 1
-            phrase = toks[j:i + 1]
-            if not any(vocab.has(w) for w in phrase[:-1]):
-                return phrase
+    for phrase in _measure_phrases(_words(question)):
+        if not vocab.has(phrase[-1]) and not any(vocab.has(w) for w in phrase[:-1]):
+            return phrase
     return []
 
 
@@ -387,16 +389,9 @@ def unstated_measure(question: str, text: str) -> list[str]:
     own measure ("agent working <minutes>", "viewing <hours>", "local <time>") states its
     modifiers. Empty when there is none."""
     stated = set(_words(text))
-    toks = _words(question)
-    for i, t in enumerate(toks):
-        head = i + 1 == len(toks) or _is_boundary(toks[i + 1])
-        if t in MEASURE_NOUNS and head and i > 0 and not _is_boundary(toks[i - 1]):
-            j = i
-            while j > 0 and not _is_boundary(toks[j - 1]):
-                j -= 1
-            phrase = toks[j:i + 1]
-            if any(w not in stated and not any(_same_stem(w, v) for v in stated) for w in phrase[:-1]):
-                return list(phrase)
+    for phrase in _measure_phrases(_words(question)):
+        if any(w not in stated and not any(_same_stem(w, v) for v in stated) for w in phrase[:-1]):
+            return list(phrase)
     return []
 
 
