@@ -315,7 +315,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         named = [m for m in p.matches if m.score >= DENY_MIN_SCORE and len(m.name.split()) >= 2
                  and m.object_id in view.shown_objects
                  and (_whole(m, p.text) or _names(ctx, m.object_id, p.text, role))
-                 and not _measured_model(p, m, _coverage(ctx, m.object_id, p.text, role))]
+                 and not _measured_model(p.intent, m.kinds, p.text, _coverage(ctx, m.object_id, p.text, role))]
         if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
@@ -405,7 +405,7 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
     # One coverage per candidate object: the name test and the specificity test below both read it.
     covs = {m.object_id: _coverage(ctx, m.object_id, p.text, view.role) for m in candidates}
     candidates = [m for m in candidates if _named(ctx, m, p.text, view.role, covs[m.object_id])]
-    candidates = [m for m in candidates if not _measured_model(p, m, covs[m.object_id])]
+    candidates = [m for m in candidates if not _measured_model(p.intent, m.kinds, p.text, covs[m.object_id])]
     candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
         return None, []
@@ -438,11 +438,11 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
     return top[0].object_id, []
 
 
-def _measured_model(p: ParsedQuestion, m: ObjectMatch, cov) -> bool:
+def _measured_model(intent: str, kinds: set[str], question: str, cov) -> bool:
     """"The share of playback sessions that …" asks for a measure of a model's rows, a metric,
     not the model its words name (its grain, columns or lineage would be asked for by those
-    words)."""
-    return p.intent == "definition" and m.kinds == {"model_schema"} and bool(measure_of(p.text, cov.phrase))
+    words). `kinds` are the object's, `cov` its coverage of the question."""
+    return intent == "definition" and kinds == {"model_schema"} and bool(measure_of(question, cov.phrase))
 
 
 def _whole(m: ObjectMatch, question: str) -> bool:
@@ -529,24 +529,29 @@ def _description_text(ctx, object_id: str, role: str) -> str:
                        if d.doc_id in shown and d.status == Status.approved)])
 
 
-def _described(ctx, object_id: str, question: str, role: str) -> bool:
-    """An object whose names do not name the question's object phrase (retrieval's top governed
-    hit, or a weak name match) is what the question describes only when its names and visible
-    approved definitions use the question's words, and it does not name another object in the
-    place of the name's head (`renames`)."""
+def _described_by(ctx, object_id: str, question: str, role: str) -> str | None:
+    """The object's description text (`_description_text`) when the question describes it: an
+    object whose names do not name the question's object phrase (retrieval's top governed hit,
+    or a weak name match) is what the question describes only when its names and visible
+    approved definitions use the question's words, it does not name another object in the
+    place of the name's head (`renames`), and no measure phrase of the question goes through
+    modifiers the definition never states (`unstated_measure`). None otherwise."""
     if renames(question, ctx.catalog[object_id].names):
-        return False
+        return None
     text = _description_text(ctx, object_id, role)
-    return describes(question, text) and not unstated_measure(question, text)
+    return text if describes(question, text) and not unstated_measure(question, text) else None
+
+
+def _described(ctx, object_id: str, question: str, role: str) -> bool:
+    return _described_by(ctx, object_id, question, role) is not None
 
 
 def _description_fit(ctx, d: Document, question: str, role: str) -> int | None:
     """How many of the question's content words `d`'s object uses, when the question describes
     it without naming it (its names cover no object phrase of the question); else None."""
     cov = _coverage(ctx, d.object_id, question, role)
-    if not cov.covered or cov.phrase or not _described(ctx, d.object_id, question, role):
-        return None
-    return description_support(question, _description_text(ctx, d.object_id, role))[0]
+    text = _described_by(ctx, d.object_id, question, role) if cov.covered and not cov.phrase else None
+    return None if text is None else description_support(question, text)[0]
 
 
 def _best_described(ctx, top: Document, others: list[Document], question: str, role: str,
@@ -587,14 +592,12 @@ def _best_described(ctx, top: Document, others: list[Document], question: str, r
 def _source_documents(ctx, sources: list[NamedSource], role: str) -> list[Document]:
     """The visible non-governing documents whose titles carry a named source's words and whose
     kind (and status, when the phrase says one) it names."""
+    view = ctx.view(role)
     out: list[Document] = []
     for ns in sources:
-        for d in ctx.view(role).shown:
-            if d.status == Status.approved and d.kind in CONCEPT_PRIORITY:
-                continue
-            if (not ns.kinds or d.kind in ns.kinds) and (not ns.statuses or d.status.value in ns.statuses) \
-                    and _title_hits(ns, d):
-                out.append(d)
+        pool = [d for k in ns.kinds for d in view.by_kind.get(k, [])] if ns.kinds else view.shown
+        out += [d for d in pool if not (d.status == Status.approved and d.kind in CONCEPT_PRIORITY)
+                and (not ns.statuses or d.status.value in ns.statuses) and _title_hits(ns, d)]
     return out
 
 
@@ -812,7 +815,7 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return False
     if _measure_words_only(ctx, d.object_id, cov.phrase):
         return _described(ctx, d.object_id, described_as, role)
-    if d.kind == "model_schema" and intent == "definition" and measure_of(question, cov.phrase):
+    if _measured_model(intent, {d.kind}, question, cov):
         return False
     return len(cov.phrase) >= 2 or " ".join(cov.phrase) in ctx.catalog[d.object_id].names
 

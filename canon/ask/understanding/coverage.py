@@ -262,13 +262,17 @@ def renames(question: str, names: Iterable[str]) -> bool:
     return False
 
 
+def _uses(words: set[str], t: str) -> bool:
+    """`words` (a text's) hold `t` in some form of the word (`_same_stem`)."""
+    return t in words or any(_same_stem(t, v) for v in words)
+
+
 def description_support(question: str, text: str) -> tuple[int, int]:
     """(the question's content words that `text` uses, in any form of the word; its content
     words): every word that is not grammar, a date or a word saying what is asked."""
     content = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t)]
     used_words = set(_words(text))
-    used = sum(1 for t in content if t in used_words or any(_same_stem(t, v) for v in used_words))
-    return used, len(content)
+    return sum(1 for t in content if _uses(used_words, t)), len(content)
 
 
 def describes(question: str, text: str) -> bool:
@@ -342,18 +346,14 @@ def restates_definition(question: str, cov: Coverage, names: Iterable[str], text
     object phrase (`cov`), which one of `names` holds in part. The phrase's own words must come
     from what the definition counts, not from what it excludes."""
     stated, counted = set(_words(text)), _counted_words(text)
-
-    def used(t: str, words: set[str]) -> bool:
-        return t in words or any(_same_stem(t, v) for v in words)
-
     uncovered = set(cov.uncovered)
-    if not uncovered or not all(used(w, counted) for w in uncovered):
+    if not uncovered or not all(_uses(counted, w) for w in uncovered):
         return False
     if not any(_in_name_gap(cov.phrase, uncovered, _words(n)) for n in names):
         return False
     phrase = set(cov.phrase)
     outside = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t) and t not in phrase]
-    return sum(1 for t in outside if used(t, stated)) >= RESTATED_BEYOND_PHRASE and describes(question, text)
+    return sum(1 for t in outside if _uses(stated, t)) >= RESTATED_BEYOND_PHRASE and describes(question, text)
 
 
 def _measure_phrases(toks: tuple[str, ...]):
@@ -390,7 +390,7 @@ def unstated_measure(question: str, text: str) -> list[str]:
     modifiers. Empty when there is none."""
     stated = set(_words(text))
     for phrase in _measure_phrases(_words(question)):
-        if any(w not in stated and not any(_same_stem(w, v) for v in stated) for w in phrase[:-1]):
+        if not all(_uses(stated, w) for w in phrase[:-1]):
             return list(phrase)
     return []
 
