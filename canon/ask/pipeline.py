@@ -47,6 +47,12 @@ from canon.ask.understanding.coverage import (
     unstated_measure,
 )
 from canon.ask.understanding.match import _STOP, ObjectMatch, _humanize, _same_word, normalize, object_catalog
+from canon.ask.understanding.measure_shape import (
+    aggregate_words,
+    counts_what_is_negated,
+    denominator_words_asked,
+    other_aggregate,
+)
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource, without_sources
 from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question, reread_intents
 from canon.models.documents import Document, Status
@@ -522,11 +528,17 @@ def _measure_words_only(ctx, object_id: str, phrase: list[str]) -> bool:
     return all(w in MEASURE_NOUNS for w in phrase) and " ".join(phrase) not in ctx.catalog[object_id].names
 
 
-def _description_text(ctx, object_id: str, role: str) -> str:
+def _definitions(ctx, object_id: str, role: str) -> list[str]:
+    """The texts of the object's approved revisions the role may see."""
     shown = ctx.view(role).shown_ids
-    return " ".join([*ctx.catalog[object_id].names,
-                     *(d.text for d in ctx.by_object.get(object_id, [])
-                       if d.doc_id in shown and d.status == Status.approved)])
+    return [d.text for d in ctx.by_object.get(object_id, []) if d.doc_id in shown and d.status == Status.approved]
+
+
+def _description_text(ctx, object_id: str, role: str) -> str:
+    """The object's names, its visible approved definitions, and the words of the aggregates
+    they compute (a ratio is described as a share or a mean, `measure_shape.aggregate_words`)."""
+    definitions = _definitions(ctx, object_id, role)
+    return " ".join([*ctx.catalog[object_id].names, *definitions, *aggregate_words(" ".join(definitions))])
 
 
 def _described_by(ctx, object_id: str, question: str, role: str) -> str | None:
@@ -539,18 +551,30 @@ def _described_by(ctx, object_id: str, question: str, role: str) -> str | None:
     if renames(question, ctx.catalog[object_id].names):
         return None
     text = _description_text(ctx, object_id, role)
-    return text if describes(question, text) and not unstated_measure(question, text) else None
+    if not describes(question, text) or unstated_measure(question, text) or other_aggregate(question, text):
+        return None
+    definitions = _definitions(ctx, object_id, role)
+    if denominator_words_asked(question, definitions) or counts_what_is_negated(question, definitions):
+        return None
+    return text
 
 
 def _described(ctx, object_id: str, question: str, role: str) -> bool:
     return _described_by(ctx, object_id, question, role) is not None
 
 
+def _unnamed(cov) -> bool:
+    """The question names no object phrase the object's names cover by more than one word: none
+    at all, or one word of a longer name ("… credit grants in USD …" beside total goodwill
+    credits), which names nothing by itself (`_names_in_discovery`) and may be a description's."""
+    return cov.covered and len(cov.phrase) <= 1
+
+
 def _description_fit(ctx, d: Document, question: str, role: str) -> int | None:
     """How many of the question's content words `d`'s object uses, when the question describes
     it without naming it (its names cover no object phrase of the question); else None."""
     cov = _coverage(ctx, d.object_id, question, role)
-    text = _described_by(ctx, d.object_id, question, role) if cov.covered and not cov.phrase else None
+    text = _described_by(ctx, d.object_id, question, role) if _unnamed(cov) else None
     return None if text is None else description_support(question, text)[0]
 
 
@@ -804,13 +828,14 @@ def _retrieve(ctx: AskContext, text: str, role: str, k: int = 10) -> list:
 
 
 def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role: str,
-                        intent: str = "definition") -> bool:
+                        intent: str = "definition", cov=None) -> bool:
     """Retrieval's candidate `d` is named by the question: its names cover the question's object
     phrase, which asks for no measure they lack, and a phrase of measure words alone ("the
     average of ...") also describes it. One word is a name only when it is one of the object's
     whole names ("headcount"): "per session" does not name a model of playback sessions, as a
-    one-word match does not name an object in `_pick_concept`."""
-    cov = _coverage(ctx, d.object_id, question, role)
+    one-word match does not name an object in `_pick_concept`. `cov` is `d`'s `_coverage` of
+    the question when the caller has it."""
+    cov = cov or _coverage(ctx, d.object_id, question, role)
     if not (cov.covered and cov.phrase) or _asks_another_measure(ctx, d.object_id, question):
         return False
     if _measure_words_only(ctx, d.object_id, cov.phrase):
@@ -850,13 +875,18 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         # A description is read without the words naming the question's sources ("the old
         # escalation runbook tells me to …"): they describe the source, not the object.
         described_as = without_sources(p.text, p.named_sources)
-        top = governed[0]
+        covs = {d.object_id: _coverage(ctx, d.object_id, p.text, role) for d in governed}
         for d in governed:
-            if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent):
+            if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent, covs[d.object_id]):
                 return d.object_id, None
-        cov = _coverage(ctx, top.object_id, p.text, role)
-        if cov.covered and not cov.phrase and _described(ctx, top.object_id, described_as, role):
-            return _best_described(ctx, top, governed[1:], described_as, role, p.intent, p.named_sources), None
+        # A model whose rows the question measures ("the sum of carrier charges …") is not what
+        # it describes: the next governed hit is read as the top one.
+        top = next((d for d in governed if not _measured_model(p.intent, {d.kind}, p.text, covs[d.object_id])),
+                   governed[0])
+        cov = covs[top.object_id]
+        if _unnamed(cov) and _described(ctx, top.object_id, described_as, role):
+            others = [d for d in governed if d is not top]
+            return _best_described(ctx, top, others, described_as, role, p.intent, p.named_sources), None
         # The top hit's names hold part of the phrase and its definition restates the rest of
         # the question ("the mean survey score on the 1 to 5 scale over survey responses").
         if not cov.covered and restates_definition(

@@ -25,6 +25,7 @@ from typing import Iterable
 from rapidfuzz import fuzz, process
 
 from canon.ask.understanding.match import _STOP, _same_word, prefixed, stated_names
+from canon.ask.understanding.stems import stem
 
 # The most uncovered words a phrase may hold between two covered ones and still be one
 # phrase ("ticket <reopen> rate"): one word is a modifier, three are another clause.
@@ -59,6 +60,18 @@ MEASURE_NOUNS = {"rate", "rates", "ratio", "time", "duration", "score", "share",
                  "median", "cost", "costs", "price", "index", "margin", "volume", "hours", "minutes", "days",
                  "yield", "growth", "length", "size", "level", "frequency", "latency", "throughput",
                  "utilization", "utilisation", "uptime", "revenue", "spend", "churn", "retention"}
+# Words naming an aggregate, by the aggregate they name (canon/ask/understanding/measure_shape.py).
+AGGREGATES = {
+    "mean": ("mean", "average", "averaged", "avg"),
+    "median": ("median",),
+    "sum": ("sum", "summed", "total", "totals"),
+    "count": ("count", "number", "total", "totals"),   # "the total of employees" counts them
+    "share": ("share", "percentage", "percent", "proportion", "fraction"),
+    "extreme": ("maximum", "max", "minimum", "min", "peak"),
+    "percentile": ("percentile",),
+}
+# What a question can take of a model's rows ("the share of …", "the total of …").
+_MEASURES_OF_ROWS = MEASURE_NOUNS | {w for words in AGGREGATES.values() for w in words}
 # Nouns a question names an object through ("the X definition", "the X metric").
 _SLOT_NOUNS = ("definition", "definitions", "metric", "metrics", "kpi")
 
@@ -225,8 +238,9 @@ SHORT_DESCRIPTION = 3
 def _same_stem(a: str, b: str) -> bool:
     """One word in another form: a plural, a misspelling, or another ending of the same stem
     ("delivered" / "delivery", "approving" / "approval": five letters and three quarters of the
-    shorter word in common)."""
-    if _same(a, b):
+    shorter word in common), or one Snowball stem ("loaded" / "load", "fails" / "failed": the
+    stems the index's full-text search reads, `stems.stem`)."""
+    if _same(a, b) or stem(a) == stem(b):
         return True
     n = 0
     for x, y in zip(a, b):
@@ -399,8 +413,8 @@ _OF = ("of", "of the", "of all", "of our")
 
 
 def measure_of(question: str, phrase: list[str]) -> str:
-    """The measure noun the question applies to `phrase` ("the <share> of playback sessions
-    that …"), or "": a question about a measure of a model's rows asks for a metric, not for
+    """The measure noun or aggregate the question applies to `phrase` ("the <share> of playback
+    sessions that …", "the <total> of playback sessions' seconds"), or "": a question about a measure of a model's rows asks for a metric, not for
     the model whose name the phrase is."""
     toks = _words(question)
     n = len(phrase)
@@ -411,6 +425,6 @@ def measure_of(question: str, phrase: list[str]) -> str:
             continue
         for of in _OF:
             k = len(of.split())
-            if i - k - 1 >= 0 and " ".join(toks[i - k:i]) == of and toks[i - k - 1] in MEASURE_NOUNS:
+            if i - k - 1 >= 0 and " ".join(toks[i - k:i]) == of and toks[i - k - 1] in _MEASURES_OF_ROWS:
                 return toks[i - k - 1]
     return ""

@@ -47,6 +47,12 @@ INTENT_WORDS = {
 # Words that ask for the definition itself, whatever value word stands beside them.
 DEFINITION_WORDS = ("definition", "definitions", "defined", "define", "in force", "governed definition")
 
+# Freshness words that also say what the counted things are: "the loaded kilometres", "late
+# deliveries", "the lag in days". Beside a word asking for the definition they describe the
+# metric, not the state of its data; any other freshness word or shape still asks for freshness
+# ("is the data behind the on-time definition stale", "when was it last loaded").
+FRESHNESS_MODIFIERS = ("loaded", "late", "lag")
+
 
 @dataclass
 class ParsedQuestion:
@@ -129,8 +135,13 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
             found.add(intent)
     # "What was the X definition in force on …" asks for a definition: a value word beside a
     # word naming the definition asks for no number.
-    if "value" in found and any(f" {w} " in q for w in DEFINITION_WORDS):
+    asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS)
+    if "value" in found and asks_definition:
         found.discard("value")
+    if "freshness" in found and asks_definition and not any(
+            f" {w} " in q for w in INTENT_WORDS["freshness"] if w not in FRESHNESS_MODIFIERS) and not any(
+            p.search(q) for p in INTENT_PATTERNS["freshness"]):
+        found.discard("freshness")
     # "How many tables feed X" counts X's lineage: "how many" asks for a value only when no
     # lineage or model word says what is counted.
     if "value" in found and found & {"lineage", "model"} and not any(

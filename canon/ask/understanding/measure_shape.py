@@ -1,0 +1,187 @@
+"""How a measure is computed, read from words: which aggregate it takes (a mean, a median, a
+sum, a count, a share) and, for a ratio, which words stand in its numerator and which in its
+denominator. A description of a metric (canon/ask/pipeline.py, `_described_by`) can use most of
+a definition's words and still ask for another measure of the same things: "the median
+foreground playback seconds per account" is not the sum that total watch time is, and "the
+empty kilometres over all kilometres" is not the loaded kilometres over all kilometres, though
+the utilization rate's definition says "empty returns to the depot included in the
+denominator". Both are told apart here, without a list of metric names.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from canon.ask.understanding.coverage import AGGREGATES, _counted_words, _is_boundary, _words
+from canon.ask.understanding.stems import stem
+
+# A word may name more than one: "total" is a sum of amounts and a count of things.
+_AGGREGATE_OF: dict[str, set[str]] = {}
+for _name, _words_of in AGGREGATES.items():
+    for _w in _words_of:
+        _AGGREGATE_OF.setdefault(_w, set()).add(_name)
+
+# Connectives between a ratio's numerator and its denominator. "Per" is left out: "minutes per
+# solved ticket" is a mean as often as "parcels per 100 orders" is a rate, and it is read below
+# as making the definition a ratio.
+# "Over" followed by a stretch of time ("over the past 12 months") is a period, not a ratio.
+_RATIO = re.compile(r"\b(?:divided by|over(?! (?:the |a |its |their )?(?:past|last|previous|trailing|next|same|"
+                    r"first|whole|entire|course|period|time|\d))|out of|as a share of|relative to|against)\b", re.I)
+# Dividing by a constant converts a unit ("divided by 3600"): it makes no mean or share.
+_BY_CONSTANT = re.compile(r"\b(?:divided by|over|per)\s+\d", re.I)
+_RATIO_WORDS = re.compile(r"\b(?:divided by|over|per|out of|as a share of|relative to)\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+")
+
+
+def aggregates(text: str) -> set[str]:
+    """The aggregates `text`'s words name."""
+    toks = _words(text)
+    return {a for i, w in enumerate(toks) if _names_aggregate(toks, i) for a in _AGGREGATE_OF[w]}
+
+
+# "Count", "share" and "mean" are as often verbs ("complimentary stays count as sold", "play,
+# search, like or share", "what does on time mean"): they name an aggregate only as nouns, after
+# an article or before "of".
+_VERB_TOO = frozenset({"count", "share", "mean"})
+_ARTICLES = frozenset({"the", "a", "an", "its", "their", "our"})
+
+
+def _names_aggregate(toks: tuple[str, ...], i: int) -> bool:
+    w = toks[i]
+    if w not in _AGGREGATE_OF:
+        return False
+    if w not in _VERB_TOO:
+        return True
+    return (i > 0 and toks[i - 1] in _ARTICLES) or (i + 1 < len(toks) and toks[i + 1] == "of")
+
+
+def _computes(text: str) -> set[str]:
+    """The aggregates a definition computes: those it names, and a mean or a share when it
+    divides one quantity by another (not by a constant)."""
+    found = aggregates(text)
+    if _RATIO_WORDS.search(_BY_CONSTANT.sub(" ", text)):
+        found |= {"mean", "share"}
+    return found
+
+
+def aggregate_words(text: str) -> list[str]:
+    """Every word naming an aggregate `text` computes: a definition written as "the total … divided
+    by the number of …" is described as well by "the mean …", "the sum …" or "the proportion …"."""
+    computed = _computes(text)
+    return [w for a, words in AGGREGATES.items() if a in computed for w in words]
+
+
+def other_aggregate(question: str, text: str) -> set[str]:
+    """The aggregates the question asks for when `text` (an object's names and definitions)
+    computes none of them but computes another: the question describes another measure. Empty
+    when it asks for none, or for one the text computes."""
+    asked = aggregates(question)
+    computed = _computes(text)
+    return asked if asked and computed and not asked & computed else set()
+
+
+# Words after which the question counts what lacks the next content word: "kilometres driven
+# without a load", "non-refundable bookings". "Not" and "no" are left out: "parcels that could
+# not be delivered" paraphrases a definition's "every delivery attempt failed", a negation the
+# definition states in other words.
+_NEGATIONS = frozenset({"without", "non", "excluding", "except", "lacking"})
+# What a definition negates is read with every negation: "no customer reply" in a definition
+# restates "without a customer reply" in the question.
+_ANY_NEGATION = _NEGATIONS | {"no", "not", "never", "nor"}
+# Between a negation and the word it negates: "without being solved", "without ever using".
+_AUXILIARIES = frozenset({"being", "been", "be", "having", "had", "getting", "got", "ever", "even", "once", "yet"})
+
+
+# Prefixes that make a word its complement: "unloaded", "nonbillable".
+_NEGATING_PREFIXES = ("un", "non")
+
+
+def negated_words(question: str, negations: frozenset[str] = _NEGATIONS) -> list[str]:
+    """The first content word after each negation of the question, and the rest of each word
+    written with a negating prefix ("unloaded" negates "loaded")."""
+    toks = _words(question)
+    out = []
+    for i, t in enumerate(toks):
+        if t in negations:
+            nxt = next((w for w in toks[i + 1:] if not _is_boundary(w) and w not in negations
+                        and w not in _AUXILIARIES), None)
+            if nxt is not None:
+                out.append(nxt)
+        else:
+            out += [t[len(p):] for p in _NEGATING_PREFIXES if t.startswith(p) and len(t) - len(p) >= 4]
+    return out
+
+
+def counts_what_is_negated(question: str, definitions: Iterable[str]) -> list[str]:
+    """Words the question negates ("driven without a load") that a definition counts, in a
+    sentence that excludes nothing ("the loaded kilometres driven by the fleet"): the question
+    counts the complement, another measure. Empty when it negates nothing a definition counts,
+    or only what a definition negates as well."""
+    counted: set[str] = set()
+    negated: set[str] = set()
+    for text in definitions:
+        counted |= _counted_words(text)
+        negated |= set(negated_words(text, _ANY_NEGATION))
+
+    def stated(words: set[str], w: str) -> bool:
+        return _stated(words, w) or any(stem(w) == stem(v) for v in words)
+    # A negation the definition writes too ("a session ends after 30 minutes without a
+    # foreground event") restates it.
+    return [w for w in negated_words(question) if stated(counted, w) and not stated(negated, w)]
+
+
+def _sides(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(numerator words, denominator words) of a sentence written as a ratio, or None. The
+    denominator runs to the next comma, with any later clause that names the denominator
+    ("…, empty returns included in the denominator"); a clause after it scopes the whole ratio
+    ("…, for salaried and hourly staff alike") and stands on neither side."""
+    m = _RATIO.search(sentence)
+    if m is None:
+        return None
+    first, *clauses = re.split(r"[,;]", sentence[m.end():])
+    denominator = " ".join([first, *(c for c in clauses if "denominator" in c.lower())])
+    return _words(sentence[:m.start()]), _words(denominator)
+
+
+def _stated(words: set[str], t: str) -> bool:
+    """`t` is one of `words` or another ending of one (five letters and three quarters of the
+    shorter word in common: "delivered" / "delivery"). No fuzzy match: "last" is not "least"."""
+    if t in words:
+        return True
+    for v in words:
+        n = next((i for i, (x, y) in enumerate(zip(t, v)) if x != y), min(len(t), len(v)))
+        if n >= 5 and n >= 0.75 * min(len(t), len(v)):
+            return True
+    return False
+
+
+def _content(words: Iterable[str]) -> list[str]:
+    return [w for w in dict.fromkeys(words) if not _is_boundary(w) and w not in _AGGREGATE_OF]
+
+
+def denominator_words_asked(question: str, definitions: Iterable[str]) -> list[str]:
+    """Words the question uses only in its ratio's numerator that the definitions state only in
+    their ratios' denominators: the question counts what the definition divides by ("the empty
+    kilometres over all kilometres" beside "loaded kilometres over all kilometres, empty returns
+    included in the denominator"). Empty when the question is no ratio, or none of its numerator
+    words is stated that way."""
+    q = _sides(question)
+    if q is None:
+        return []
+    numerator_side: set[str] = set()
+    denominator_side: set[str] = set()
+    outside: set[str] = set()
+    for text in definitions:
+        for sentence in _SENTENCE.split(text):
+            sides = _sides(sentence)
+            if sides is None:
+                outside |= set(_words(sentence))
+            else:
+                numerator_side |= set(sides[0])
+                denominator_side |= set(sides[1])
+    if not denominator_side:
+        return []
+    asked_over = set(q[1])
+    return [w for w in _content(q[0]) if not _stated(asked_over, w)
+            and _stated(denominator_side, w) and not _stated(numerator_side | outside, w)]
