@@ -613,6 +613,30 @@ def _best_described(ctx, top: Document, others: list[Document], question: str, r
     return best
 
 
+# How much better a candidate below the top hit must be described to stand in for it: at least
+# `CLEARER_BY` more of the question's content words used, and `CLEARER_SHARE` of them at least.
+CLEARER_BY = 2
+CLEARER_SHARE = 0.75
+
+
+def _clearly_described(ctx, top: Document, governed: list[Document], covs: dict, question: str,
+                       role: str) -> str | None:
+    """The one candidate of `top`'s kind, below it, that the question describes and whose words
+    it uses clearly more of than `top`'s (`top` is not described)."""
+    top_used = description_support(question, _description_text(ctx, top.object_id, role))[0]
+    found = []
+    for d in governed:
+        if d is top or d.kind != top.kind or not _unnamed(covs[d.object_id]):
+            continue
+        if not _described(ctx, d.object_id, question, role):
+            continue
+        used, n = description_support(question, _description_text(ctx, d.object_id, role))
+        if used >= top_used + CLEARER_BY and used >= CLEARER_SHARE * n:
+            found.append(d.object_id)
+    found = list(dict.fromkeys(found))
+    return found[0] if len(found) == 1 else None
+
+
 def _source_documents(ctx, sources: list[NamedSource], role: str) -> list[Document]:
     """The visible non-governing documents whose titles carry a named source's words and whose
     kind (and status, when the phrase says one) it names."""
@@ -887,6 +911,14 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         if _unnamed(cov) and _described(ctx, top.object_id, described_as, role):
             others = [d for d in governed if d is not top]
             return _best_described(ctx, top, others, described_as, role, p.intent, p.named_sources), None
+        # Retrieval may rank a neighbour first that the question does not describe, and the
+        # described object just below it ("the share of shipments sent back to the merchant
+        # because every delivery attempt failed" beside the on-time delivery rate): a candidate
+        # of the top hit's kind that the question describes clearly better stands in for it.
+        if _unnamed(cov):
+            clearer = _clearly_described(ctx, top, governed, covs, described_as, role)
+            if clearer is not None:
+                return clearer, None
         # The top hit's names hold part of the phrase and its definition restates the rest of
         # the question ("the mean survey score on the 1 to 5 scale over survey responses").
         if not cov.covered and restates_definition(
