@@ -49,6 +49,7 @@ from canon.ask.understanding.coverage import (
 from canon.ask.understanding.match import _STOP, ObjectMatch, _humanize, _same_word, normalize, object_catalog
 from canon.ask.understanding.measure_shape import (
     aggregate_words,
+    aggregates,
     counts_what_is_negated,
     denominator_words_asked,
     other_aggregate,
@@ -534,11 +535,13 @@ def _definitions(ctx, object_id: str, role: str) -> list[str]:
     return [d.text for d in ctx.by_object.get(object_id, []) if d.doc_id in shown and d.status == Status.approved]
 
 
-def _description_text(ctx, object_id: str, role: str) -> str:
-    """The object's names, its visible approved definitions, and the words of the aggregates
-    they compute (a ratio is described as a share or a mean, `measure_shape.aggregate_words`)."""
+def _description_text(ctx, object_id: str, role: str, question: str) -> str:
+    """The object's names and its visible approved definitions; when the question names an
+    aggregate, also the words of the aggregates they compute (a ratio is described as a share or
+    a mean, `measure_shape.aggregate_words`: read only then, definitions run long)."""
     definitions = _definitions(ctx, object_id, role)
-    return " ".join([*ctx.catalog[object_id].names, *definitions, *aggregate_words(" ".join(definitions))])
+    computed = aggregate_words(" ".join(definitions)) if aggregates(question) else []
+    return " ".join([*ctx.catalog[object_id].names, *definitions, *computed])
 
 
 def _described_by(ctx, object_id: str, question: str, role: str) -> str | None:
@@ -550,7 +553,7 @@ def _described_by(ctx, object_id: str, question: str, role: str) -> str | None:
     modifiers the definition never states (`unstated_measure`). None otherwise."""
     if renames(question, ctx.catalog[object_id].names):
         return None
-    text = _description_text(ctx, object_id, role)
+    text = _description_text(ctx, object_id, role, question)
     if not describes(question, text) or unstated_measure(question, text) or other_aggregate(question, text):
         return None
     definitions = _definitions(ctx, object_id, role)
@@ -594,7 +597,7 @@ def _best_described(ctx, top: Document, others: list[Document], question: str, r
     best = top.object_id
     best_used = fits.get(best)
     if best_used is None:
-        best_used = description_support(question, _description_text(ctx, best, role))[0]
+        best_used = description_support(question, _description_text(ctx, best, role, question))[0]
     for d in others:
         used = fits.get(d.object_id)
         if d.object_id != best and d.kind == top.kind and used is not None and used > best_used:
@@ -623,14 +626,14 @@ def _clearly_described(ctx, top: Document, governed: list[Document], covs: dict,
                        role: str) -> str | None:
     """The one candidate of `top`'s kind, below it, that the question describes and whose words
     it uses clearly more of than `top`'s (`top` is not described)."""
-    top_used = description_support(question, _description_text(ctx, top.object_id, role))[0]
+    top_used = description_support(question, _description_text(ctx, top.object_id, role, question))[0]
     found = []
     for d in governed:
         if d is top or d.kind != top.kind or not _unnamed(covs[d.object_id]):
             continue
         if not _described(ctx, d.object_id, question, role):
             continue
-        used, n = description_support(question, _description_text(ctx, d.object_id, role))
+        used, n = description_support(question, _description_text(ctx, d.object_id, role, question))
         if used >= top_used + CLEARER_BY and used >= CLEARER_SHARE * n:
             found.append(d.object_id)
     found = list(dict.fromkeys(found))
@@ -922,7 +925,8 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         # The top hit's names hold part of the phrase and its definition restates the rest of
         # the question ("the mean survey score on the 1 to 5 scale over survey responses").
         if not cov.covered and restates_definition(
-                described_as, cov, ctx.catalog[top.object_id].names, _description_text(ctx, top.object_id, role)):
+                described_as, cov, ctx.catalog[top.object_id].names,
+                _description_text(ctx, top.object_id, role, described_as)):
             return top.object_id, None
         for d in further:
             if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent):

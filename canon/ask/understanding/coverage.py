@@ -91,7 +91,7 @@ class Coverage:
 
 @lru_cache(maxsize=256)
 def _words(question: str) -> tuple[str, ...]:
-    return tuple(w.lower() for w in _WORD.findall(question))
+    return tuple(_WORD.findall(question.lower()))
 
 
 def stated_synonyms(text: str) -> frozenset[str]:

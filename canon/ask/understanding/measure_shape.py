@@ -11,6 +11,7 @@ denominator". Both are told apart here, without a list of metric names.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable
 
 from canon.ask.understanding.coverage import AGGREGATES, _counted_words, _is_boundary, _words
@@ -34,35 +35,37 @@ _RATIO_WORDS = re.compile(r"\b(?:divided by|over|per|out of|as a share of|relati
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
 
 
-def aggregates(text: str) -> set[str]:
-    """The aggregates `text`'s words name."""
-    toks = _words(text)
-    return {a for i, w in enumerate(toks) if _names_aggregate(toks, i) for a in _AGGREGATE_OF[w]}
-
-
 # "Count", "share" and "mean" are as often verbs ("complimentary stays count as sold", "play,
 # search, like or share", "what does on time mean"): they name an aggregate only as nouns, after
 # an article or before "of".
 _VERB_TOO = frozenset({"count", "share", "mean"})
-_ARTICLES = frozenset({"the", "a", "an", "its", "their", "our"})
+_ARTICLES = ("the", "a", "an", "its", "their", "our")
+# Definitions run long: the aggregate words are found by two patterns, not word by word.
+_AGGREGATE_WORD = re.compile(
+    r"\b(?:" + "|".join(sorted(set(_AGGREGATE_OF) - _VERB_TOO, key=len, reverse=True)) + r")\b", re.I)
+_AGGREGATE_NOUN = re.compile(
+    r"\b(?:" + "|".join(_ARTICLES) + r")\s+(" + "|".join(sorted(_VERB_TOO)) + r")\b|\b("
+    + "|".join(sorted(_VERB_TOO)) + r")\s+of\b", re.I)
 
 
-def _names_aggregate(toks: tuple[str, ...], i: int) -> bool:
-    w = toks[i]
-    if w not in _AGGREGATE_OF:
-        return False
-    if w not in _VERB_TOO:
-        return True
-    return (i > 0 and toks[i - 1] in _ARTICLES) or (i + 1 < len(toks) and toks[i + 1] == "of")
+def aggregates(text: str) -> set[str]:
+    """The aggregates `text`'s words name."""
+    found: set[str] = set()
+    for w in {m.lower() for m in _AGGREGATE_WORD.findall(text)}:
+        found |= _AGGREGATE_OF[w]
+    for a, b in _AGGREGATE_NOUN.findall(text):
+        found |= _AGGREGATE_OF[(a or b).lower()]
+    return found
 
 
-def _computes(text: str) -> set[str]:
+@lru_cache(maxsize=1024)   # the same candidates' definitions are read by question after question
+def _computes(text: str) -> frozenset[str]:
     """The aggregates a definition computes: those it names, and a mean or a share when it
     divides one quantity by another (not by a constant)."""
     found = aggregates(text)
     if _RATIO_WORDS.search(_BY_CONSTANT.sub(" ", text)):
         found |= {"mean", "share"}
-    return found
+    return frozenset(found)
 
 
 def aggregate_words(text: str) -> list[str]:
@@ -77,6 +80,8 @@ def other_aggregate(question: str, text: str) -> set[str]:
     computes none of them but computes another: the question describes another measure. Empty
     when it asks for none, or for one the text computes."""
     asked = aggregates(question)
+    if not asked:
+        return set()
     computed = _computes(text)
     return asked if asked and computed and not asked & computed else set()
 
@@ -118,6 +123,9 @@ def counts_what_is_negated(question: str, definitions: Iterable[str]) -> list[st
     sentence that excludes nothing ("the loaded kilometres driven by the fleet"): the question
     counts the complement, another measure. Empty when it negates nothing a definition counts,
     or only what a definition negates as well."""
+    asked = negated_words(question)
+    if not asked:
+        return []
     counted: set[str] = set()
     negated: set[str] = set()
     for text in definitions:
@@ -128,7 +136,7 @@ def counts_what_is_negated(question: str, definitions: Iterable[str]) -> list[st
         return _stated(words, w) or any(stem(w) == stem(v) for v in words)
     # A negation the definition writes too ("a session ends after 30 minutes without a
     # foreground event") restates it.
-    return [w for w in negated_words(question) if stated(counted, w) and not stated(negated, w)]
+    return [w for w in asked if stated(counted, w) and not stated(negated, w)]
 
 
 def _sides(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
