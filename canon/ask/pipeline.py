@@ -535,11 +535,12 @@ def _definitions(ctx, object_id: str, role: str) -> list[str]:
     return [d.text for d in ctx.by_object.get(object_id, []) if d.doc_id in shown and d.status == Status.approved]
 
 
-def _description_text(ctx, object_id: str, role: str, question: str) -> str:
-    """The object's names and its visible approved definitions; when the question names an
-    aggregate, also the words of the aggregates they compute (a ratio is described as a share or
-    a mean, `measure_shape.aggregate_words`: read only then, definitions run long)."""
-    definitions = _definitions(ctx, object_id, role)
+def _description_text(ctx, object_id: str, role: str, question: str, definitions: list[str] | None = None) -> str:
+    """The object's names and its visible approved definitions (`definitions`, when the caller
+    has them); when the question names an aggregate, also the words of the aggregates they
+    compute (a ratio is described as a share or a mean, `measure_shape.aggregate_words`: read
+    only then, definitions run long)."""
+    definitions = _definitions(ctx, object_id, role) if definitions is None else definitions
     computed = aggregate_words(" ".join(definitions)) if aggregates(question) else []
     return " ".join([*ctx.catalog[object_id].names, *definitions, *computed])
 
@@ -553,10 +554,10 @@ def _described_by(ctx, object_id: str, question: str, role: str) -> str | None:
     modifiers the definition never states (`unstated_measure`). None otherwise."""
     if renames(question, ctx.catalog[object_id].names):
         return None
-    text = _description_text(ctx, object_id, role, question)
+    definitions = _definitions(ctx, object_id, role)
+    text = _description_text(ctx, object_id, role, question, definitions)
     if not describes(question, text) or unstated_measure(question, text) or other_aggregate(question, text):
         return None
-    definitions = _definitions(ctx, object_id, role)
     if denominator_words_asked(question, definitions) or counts_what_is_negated(question, definitions):
         return None
     return text
@@ -626,15 +627,14 @@ def _clearly_described(ctx, top: Document, governed: list[Document], covs: dict,
                        role: str) -> str | None:
     """The one candidate of `top`'s kind, below it, that the question describes and whose words
     it uses clearly more of than `top`'s (`top` is not described)."""
-    top_used = description_support(question, _description_text(ctx, top.object_id, role, question))[0]
+    top_used, n = description_support(question, _description_text(ctx, top.object_id, role, question))
     found = []
     for d in governed:
         if d is top or d.kind != top.kind or not _unnamed(covs[d.object_id]):
             continue
-        if not _described(ctx, d.object_id, question, role):
-            continue
-        used, n = description_support(question, _description_text(ctx, d.object_id, role, question))
-        if used >= top_used + CLEARER_BY and used >= CLEARER_SHARE * n:
+        text = _described_by(ctx, d.object_id, question, role)
+        used = None if text is None else description_support(question, text)[0]
+        if used is not None and used >= top_used + CLEARER_BY and used >= CLEARER_SHARE * n:
             found.append(d.object_id)
     found = list(dict.fromkeys(found))
     return found[0] if len(found) == 1 else None

@@ -240,13 +240,13 @@ def _same_stem(a: str, b: str) -> bool:
     ("delivered" / "delivery", "approving" / "approval": five letters and three quarters of the
     shorter word in common), or one Snowball stem ("loaded" / "load", "fails" / "failed": the
     stems the index's full-text search reads, `stems.stem`)."""
-    if _same(a, b) or stem(a) == stem(b):
-        return True
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
+    return _same(a, b) or stem(a) == stem(b) or shares_stem(a, b)
+
+
+def shares_stem(a: str, b: str) -> bool:
+    """Another ending of one stem, spelled out: five letters and three quarters of the shorter
+    word in common ("delivered" / "delivery"). No fuzzy match: "last" is not "least"."""
+    n = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     return n >= 5 and n >= 0.75 * min(len(a), len(b))
 
 
@@ -414,8 +414,8 @@ _OF = ("of", "of the", "of all", "of our")
 
 def measure_of(question: str, phrase: list[str]) -> str:
     """The measure noun or aggregate the question applies to `phrase` ("the <share> of playback
-    sessions that …", "the <total> of playback sessions' seconds"), or "": a question about a measure of a model's rows asks for a metric, not for
-    the model whose name the phrase is."""
+    sessions that …", "the <total> of playback sessions' seconds"), or "": a question about a
+    measure of a model's rows asks for a metric, not for the model whose name the phrase is."""
     toks = _words(question)
     n = len(phrase)
     if not n:

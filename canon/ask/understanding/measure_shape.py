@@ -14,14 +14,12 @@ import re
 from functools import lru_cache
 from typing import Iterable
 
-from canon.ask.understanding.coverage import AGGREGATES, _counted_words, _is_boundary, _words
+from canon.ask.understanding.coverage import AGGREGATES, _counted_words, _is_boundary, _words, shares_stem
 from canon.ask.understanding.stems import stem
 
 # A word may name more than one: "total" is a sum of amounts and a count of things.
-_AGGREGATE_OF: dict[str, set[str]] = {}
-for _name, _words_of in AGGREGATES.items():
-    for _w in _words_of:
-        _AGGREGATE_OF.setdefault(_w, set()).add(_name)
+_AGGREGATE_OF = {w: {a for a, named in AGGREGATES.items() if w in named} for words in AGGREGATES.values()
+                 for w in words}
 
 # Connectives between a ratio's numerator and its denominator. "Per" is left out: "minutes per
 # solved ticket" is a mean as often as "parcels per 100 orders" is a rate, and it is read below
@@ -83,7 +81,7 @@ def other_aggregate(question: str, text: str) -> set[str]:
     if not asked:
         return set()
     computed = _computes(text)
-    return asked if asked and computed and not asked & computed else set()
+    return asked if computed and not asked & computed else set()
 
 
 # Words after which the question counts what lacks the next content word: "kilometres driven
@@ -153,15 +151,8 @@ def _sides(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
 
 
 def _stated(words: set[str], t: str) -> bool:
-    """`t` is one of `words` or another ending of one (five letters and three quarters of the
-    shorter word in common: "delivered" / "delivery"). No fuzzy match: "last" is not "least"."""
-    if t in words:
-        return True
-    for v in words:
-        n = next((i for i, (x, y) in enumerate(zip(t, v)) if x != y), min(len(t), len(v)))
-        if n >= 5 and n >= 0.75 * min(len(t), len(v)):
-            return True
-    return False
+    """`t` is one of `words` or another ending of one (`coverage.shares_stem`)."""
+    return t in words or any(shares_stem(t, v) for v in words)
 
 
 def _content(words: Iterable[str]) -> list[str]:
