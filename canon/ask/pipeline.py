@@ -34,6 +34,7 @@ from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailable, resolve_object
 from canon.ask.understanding import compounds
+from canon.ask.understanding.counted_condition import counts_within, unstated_condition
 from canon.ask.understanding.coverage import (
     MEASURE_NOUNS,
     coverage,
@@ -448,8 +449,11 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
 def _measured_model(intent: str, kinds: set[str], question: str, cov) -> bool:
     """"The share of playback sessions that …" asks for a measure of a model's rows, a metric,
     not the model its words name (its grain, columns or lineage would be asked for by those
-    words). `kinds` are the object's, `cov` its coverage of the question."""
-    return intent == "definition" and kinds == {"model_schema"} and bool(measure_of(question, cov.phrase))
+    words), nor does "the share of accounts created in a signup cohort week that …" (the words
+    inside what a share takes, `counts_within`). `kinds` are the object's, `cov` its coverage of
+    the question."""
+    return intent == "definition" and kinds == {"model_schema"} and (
+        bool(measure_of(question, cov.phrase)) or counts_within(question, cov.phrase))
 
 
 def _whole(m: ObjectMatch, question: str) -> bool:
@@ -559,6 +563,8 @@ def _described_by(ctx, object_id: str, question: str, role: str) -> str | None:
     if not describes(question, text) or unstated_measure(question, text) or other_aggregate(question, text):
         return None
     if denominator_words_asked(question, definitions) or counts_what_is_negated(question, definitions):
+        return None
+    if unstated_condition(question, text):
         return None
     return text
 

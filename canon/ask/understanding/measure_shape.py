@@ -100,13 +100,28 @@ _AUXILIARIES = frozenset({"being", "been", "be", "having", "had", "getting", "go
 _NEGATING_PREFIXES = ("un", "non")
 
 
+# "No longer" negates what follows it ("no longer employed at its end"), and so does "off" after a
+# form of "be" ("who are off payroll"); elsewhere "off" is a particle or a compound's ("signed off",
+# "off-block time").
+_BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "went", "gone", "taken"})
+
+
+def _negates(toks: tuple[str, ...], i: int, negations: frozenset[str]) -> bool:
+    t = toks[i]
+    if t in negations:
+        return True
+    if t == "longer":   # "no longer than 30 minutes" compares
+        return i > 0 and toks[i - 1] == "no" and toks[i + 1:i + 2] != ("than",)
+    return t == "off" and i > 0 and toks[i - 1] in _BE
+
+
 def negated_words(question: str, negations: frozenset[str] = _NEGATIONS) -> list[str]:
     """The first content word after each negation of the question, and the rest of each word
     written with a negating prefix ("unloaded" negates "loaded")."""
     toks = _words(question)
     out = []
     for i, t in enumerate(toks):
-        if t in negations:
+        if _negates(toks, i, negations):
             nxt = next((w for w in toks[i + 1:] if not _is_boundary(w) and w not in negations
                         and w not in _AUXILIARIES), None)
             if nxt is not None:
