@@ -92,6 +92,7 @@ def test_which_participles_are_conditions():
     # Stated in another form ("checked" / "checking"), a phrasal verb, a participle of making.
     assert unstated_condition("the share of guests checked out who booked again", GUEST_RETURN) == []
     assert unstated_condition("the share of room nights snapped up by guests", OCCUPANCY) == []
+    assert unstated_condition("the share of room keys handed over to guests", OCCUPANCY) == []
     assert unstated_condition("the share of room nights sold weighted by price", OCCUPANCY) == []
     # Neither a share nor a count: nothing is read.
     assert unstated_condition("Is the occupancy rate refunded?", OCCUPANCY) == []

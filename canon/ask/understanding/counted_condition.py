@@ -69,11 +69,15 @@ def unstated_condition(question: str, text: str) -> list[str]:
     if not part:
         return []
     stated = set(_words(text))
+    toks = _words(question)
+    # The word after a participle is read in the whole question: a ratio's numerator may end
+    # at it ("parcels handed <over> to the customer" is no ratio's "over").
+    after = {w: toks[i + 1] for i, w in reversed(list(enumerate(toks[:-1])))}
     out = []
-    for i, w in enumerate(part):
+    for w in part:
         if not _is_participle(w) or _is_boundary(w) or w in _MAKING:
             continue
-        if i + 1 < len(part) and part[i + 1] in _PARTICLES:
+        if after.get(w) in _PARTICLES or after.get(w) == "over" and w == part[-1]:
             continue
         if not _uses(stated, w):
             out.append(w)
