@@ -61,27 +61,38 @@ def counted_part(question: str) -> tuple[str, ...]:
     return toks if sides is not None else ()
 
 
-def unstated_condition(question: str, text: str) -> list[str]:
-    """The participles saying what the question's share or count takes (`counted_part`) that
-    `text` (an object's names and definitions) states in no form: it describes another measure.
-    Empty when there is none."""
+@lru_cache(maxsize=256)
+def _conditions(question: str) -> tuple[str, ...]:
+    """The participles of what the question's share or count takes (`counted_part`) that say
+    which things it takes: not a phrasal verb's, not one of making. Read once per question; the
+    candidates' texts are compared with them in `unstated_condition`."""
     part = counted_part(question)
     if not part:
-        return []
-    stated = set(_words(text))
+        return ()
     toks = _words(question)
-    # The word after a participle is read in the whole question: a ratio's numerator may end
-    # at it ("parcels handed <over> to the customer" is no ratio's "over").
-    after = {w: toks[i + 1] for i, w in reversed(list(enumerate(toks[:-1])))}
     out = []
     for w in part:
         if not _is_participle(w) or _is_boundary(w) or w in _MAKING:
             continue
-        if after.get(w) in _PARTICLES or after.get(w) == "over" and w == part[-1]:
+        # The word after it is read in the whole question: a ratio's numerator may end at it
+        # ("parcels handed <over> to the customer" is no ratio's "over").
+        j = toks.index(w) + 1
+        nxt = toks[j] if j < len(toks) else ""
+        if nxt in _PARTICLES or (nxt == "over" and w == part[-1]):
             continue
-        if not _uses(stated, w):
-            out.append(w)
-    return out
+        out.append(w)
+    return tuple(out)
+
+
+def unstated_condition(question: str, text: str) -> list[str]:
+    """The participles saying which things the question's share or count takes (`_conditions`)
+    that `text` (an object's names and definitions) states in no form: it describes another
+    measure. Empty when there is none."""
+    conditions = _conditions(question)
+    if not conditions:
+        return []
+    stated = set(_words(text))
+    return [w for w in conditions if not _uses(stated, w)]
 
 
 def counts_within(question: str, phrase: list[str]) -> bool:
