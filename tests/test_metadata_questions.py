@@ -10,6 +10,7 @@ import datetime as dt
 import pytest
 
 from canon.ask.pipeline import AskContext, ask
+from canon.ask.understanding.parse import detect_intents
 from canon.models.documents import Document
 from canon.registry.policy import Policy
 
@@ -43,6 +44,7 @@ def test_who_owns_is_answered_from_the_owner_metadata(ctx):
     resp = ask(ctx, "Who owns fct_tariffs?", "analyst", D("2026-06-01"))
     assert resp.action == "answer" and "owned by" not in resp.answer
     assert "No owner is recorded for model.energy.fct_tariffs.v1." in resp.answer
+    assert resp.answer.endswith("One row per tariff plan and day.")   # what the revision says is still shown
     assert resp.claims[0].supported_span == "One row per tariff plan and day."
     dbt_node = _model("model.energy.dim_sites", "dim_sites", "One row per site.", derived_from_dbt=True)
     ctx.docs = [*ctx.docs, dbt_node]
@@ -59,3 +61,40 @@ def test_is_deprecated_reads_the_deprecation_date_against_the_question_date(ctx)
     never = ask(ctx, "Is fct_tariffs deprecated?", "analyst", D("2026-10-15"))
     assert never.action == "answer" and "No deprecation date is recorded for model.energy.fct_tariffs.v1." in never.answer
 
+
+
+def test_who_owns_without_a_date_is_asked_of_today_not_answered_with_a_date_question():
+    """"Who owns X" and "is X deprecated" are asked in the present: over an object whose revisions
+    changed, the governing revision is today's (the injectable clock), and the answer says so.
+    A definition question without a date still needs one (tests/test_temporal_phrases.py)."""
+    v1 = _model("model.energy.fct_meter_reads", "fct_meter_reads",
+                "One row per meter per interval. Owner: Grid analytics.", owner="Grid analytics"
+                ).model_copy(update={"valid_to": D("2026-07-01")})
+    v2 = Document(doc_id="model.energy.fct_meter_reads.v2", object_id="model.energy.fct_meter_reads",
+                  kind="model_schema", title="fct_meter_reads", status="approved", authority=95, version="2",
+                  valid_from=D("2026-07-01"), allowed_roles=("analyst",),
+                  text="One row per meter per interval, half-hourly. Owner: Metering team. Deprecation date: 2027-03-31.",
+                  metadata={"owner": "Metering team", "deprecation_date": "2027-03-31"})
+    ctx = AskContext(docs=[v1, v2], policy=Policy(), log_answers=False, clock=lambda: D("2026-11-15"))
+    resp = ask(ctx, "Who owns fct_meter_reads?", "analyst")
+    assert resp.action == "answer" and resp.as_of == D("2026-11-15")
+    assert [e.doc_id for e in resp.evidence] == ["model.energy.fct_meter_reads.v2"]
+    assert "owned by Metering team" in resp.answer and "today (2026-11-15)" in resp.answer
+    resp = ask(ctx, "Is fct_meter_reads deprecated?", "analyst")
+    assert "is scheduled for deprecation on 2027-03-31" in resp.answer
+    # A date the question names still decides.
+    resp = ask(ctx, "Who owned fct_meter_reads on 2026-03-31?", "analyst")
+    assert resp.as_of == D("2026-03-31") and "owned by Grid analytics" in resp.answer
+    # Its definition, asked without a date, still asks for one.
+    assert ask(ctx, "What is fct_meter_reads?", "analyst").reason == "date_required"
+
+
+def test_the_keeper_is_asked_by_a_verb_of_keeping_after_who_or_a_team_noun():
+    """"Which group maintains X", "what team looks after X" ask for the owner as "who owns X"
+    does; "who" opening a relative clause of a description asks for no owner."""
+    asks = ["Which group maintains fct_meter_reads?", "What team looks after fct_meter_reads?",
+            "Which department is responsible for fct_meter_reads?", "Who looks after fct_meter_reads?"]
+    assert all("owner" in detect_intents(q) for q in asks)
+    describes = ["How is the share of customers who managed a renewal defined?",
+                 "What is the number of meters which runs on prepaid tariffs?"]
+    assert not any("owner" in detect_intents(q) for q in describes)

@@ -103,6 +103,10 @@ def metadata_answer(doc: Document, intents: set[str], day: dt.date | None,
     head = f"For {day.isoformat()}, the" if day else "The"
     answer = (f"{head} applicable governed revision is {doc.title} ({doc.doc_id}, version {doc.version}, "
               f"{doc.status.value}, {period_label(doc)}). " + " ".join(f"{c}." for c in [c for c, _ in facts] + unknown))
+    if not facts:
+        # Nothing recorded: the definition is still what the revision says (and what is shown when
+        # "owner" was a word of the question's description, "tickets whose owner changed").
+        answer += f" {doc.text}"
     claims = [Claim(claim=c, evidence_id=doc.doc_id, evidence_revision=doc.content_hash, supported_span=span,
                     effective_for=day) for c, span in facts]
     # Nothing recorded to claim: the definition's claims stay what the answer cites.

@@ -56,7 +56,13 @@ from canon.ask.understanding.measure_shape import (
     other_aggregate,
 )
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource, without_sources
-from canon.ask.understanding.parse import ParsedQuestion, check_question, parse_question, reread_intents
+from canon.ask.understanding.parse import (
+    METADATA_INTENTS,
+    ParsedQuestion,
+    check_question,
+    parse_question,
+    reread_intents,
+)
 from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
 from canon.registry.graph import has_dbt_tables, upstream
@@ -374,11 +380,17 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         primary, day = sel.chosen, sel.day
         note = sel.note + " "
     else:
+        note = ""
+        if day is None and p.intents & METADATA_INTENTS and p.intent in ("definition", "model"):
+            # "Who owns X", "is X deprecated" ask about the present: today's governing revision
+            # (the clock's day), said in the answer, rather than a question back for a date.
+            day = p.clock
+            note = f"No date was given: this is as of today ({day.isoformat()}). "
         res = resolve_object(revs, concept, day, role, ctx.policy)
         timings.mark("resolve", t)
         if res.response is not None:
             return res.response
-        primary, note = res.chosen, ""
+        primary = res.chosen
     evidence = [Evidence.of(primary, "primary")]
     claims = claims_of(primary, day)
     answer = note + compose.definition_text(primary, None if note else day)
@@ -396,7 +408,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
         answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
     elif (about := compose.metadata_answer(primary, p.intents, day, claims)) is not None:
-        answer, claims = about
+        answer, claims = note + about[0], about[1]
 
     conflicts = _named_conflicts(ctx, p, primary, shown, role)
     if conflicts:

@@ -40,9 +40,13 @@ INTENT_WORDS = {
     "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure", "how many"),
     # Questions about a document's governance metadata (owner, deprecation): read beside the
     # intent above, never instead of it (`ParsedQuestion.intent` does not return them).
-    "owner": ("who owns", "owner", "owners", "owned by", "who is responsible", "who maintains", "maintained by"),
+    "owner": ("who owns", "who owned", "owns", "owner", "owners", "owned by", "who is responsible", "who was responsible",
+              "who maintains", "who maintained", "maintained by"),
     "deprecation": ("deprecated", "deprecation", "being retired", "retired", "sunset", "end of life"),
 }
+
+# The intents about a document's governance metadata rather than its content.
+METADATA_INTENTS = frozenset({"owner", "deprecation"})
 
 # Words that ask for the definition itself, whatever value word stands beside them.
 DEFINITION_WORDS = ("definition", "definitions", "defined", "define", "in force", "governed definition")
@@ -105,7 +109,16 @@ def _without_names(q: str, names: Iterable[str]) -> str:
 
 
 # Intents asked by the sentence's shape rather than a noun.
+_KEEPS = (r"(?:owns|owned|maintains|maintained|looks after|looked after|is responsible|was responsible|"
+          r"are responsible|is accountable|manages|managed|stewards|keeps|runs)")
 INTENT_PATTERNS = {
+    # Who keeps a thing: "who maintains X", "which team looks after X", "what group runs X" (a
+    # verb of keeping after an opening "who", or after "which"/"what" and a noun for people). A
+    # "who" inside the question is a relative clause of a description ("the share of customers
+    # who managed a renewal"), not a question about the keeper.
+    "owner": (re.compile(rf"^ who (?:\S+ )?{_KEEPS} "),
+              re.compile(r" (?:which|what) (?:\S+ )?(?:team|teams|group|department|person|people|squad|unit|org|"
+                         rf"organisation|organization|function|individual|owner) {_KEEPS} ")),
     # When the data was last loaded: "when was X data last updated", "how recent is the X data",
     # "is the data behind X delayed", "is the X data current" ("the current definition" asks for
     # a revision, not freshness: "current" counts only after data, tables, sources or loads).
