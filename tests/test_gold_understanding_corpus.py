@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from canon.core.dates import find_date
+from canon.ask.understanding.match import normalize
+from canon.ask.understanding.temporal import days_ago
+from canon.core.dates import AmbiguousDate, find_date
 from canon.models.documents import Status
 from canon.registry.contracts import load_contract
 from canon.registry.gate import gate
@@ -82,13 +84,19 @@ def _parts(case) -> tuple[str, str, str]:
 
 
 def _day(case) -> dt.date | None:
-    """The reporting date the case means: as_of, the day before it for 'yesterday', else a
-    full date written in the question (ISO or in words)."""
+    """The reporting date the case means: as_of, the day before it for 'yesterday', the day
+    counted back from it for 'N weeks ago', else a full date written in the question (ISO, in
+    words or numeric)."""
     _, cls, _ = _parts(case)
     if case["as_of"] is not None:
         day = dt.date.fromisoformat(case["as_of"])
+        if cls == "days_ago":   # "two weeks ago": counted back from the clock
+            return days_ago(normalize(case["question"]), day)
         return day - dt.timedelta(days=1) if cls == "relative_date" else day
-    return find_date(case["question"])
+    try:
+        return find_date(case["question"])
+    except AmbiguousDate:
+        return None   # a clarify case: no one day is meant
 
 
 # --- the corpus -------------------------------------------------------------------------

@@ -281,6 +281,22 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
     return resp
 
 
+def _ambiguous_date(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:
+    """A numeric date that reads as two days ("08/07/2026") is asked back, each reading with the
+    revision of the object that governs it (none when none the role may see does)."""
+    revs = ctx.by_object.get(concept, [])
+    options = []
+    for day, reading in zip(p.ambiguous_days, ("month/day/year", "day/month/year")):
+        chosen = resolve_object(revs, concept, day, role, ctx.policy).chosen
+        options.append({"date": day.isoformat(), "reading": reading,
+                        "evidence_id": chosen.doc_id if chosen is not None else None})
+    a, b = p.ambiguous_days
+    return Response(action="clarify", role=role, reason="date_ambiguous", options=options,
+                    answer=f"The date in the question reads as {a:%B} {a.day}, {a.year} (month/day/year) or "
+                           f"{b:%B} {b.day}, {b.year} (day/month/year). Which one do you mean? "
+                           "Writing it as YYYY-MM-DD avoids the question.")
+
+
 def _log_answer(ctx: AskContext, resp: Response) -> None:
     """Give `resp` its answer_id and log it: to the answer log file when the context has
     one (`canon ask`, which never writes canon.duckdb), else to `con`'s table."""
@@ -354,6 +370,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     ctx.ensure_concept(concept)
     view = ctx.view(role)
     by_object, shown = ctx.by_object, view.shown
+    if p.ambiguous_days:
+        timings.mark("resolve", t)
+        return _ambiguous_date(ctx, p, role, concept)
     if p.intent == "freshness":
         resp = _freshness(ctx, p, role, concept, view)
         timings.mark("resolve", t)

@@ -1,11 +1,23 @@
-"""Reporting dates: `--as-of`, else ISO or English dates in the question."""
+"""Reporting dates: `--as-of`, else ISO, English or numeric dates in the question."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
 
+from dateutil import parser as date_parser
+
 from canon.core.errors import CanonInputError
+
+
+class AmbiguousDate(CanonInputError):
+    """A numeric date that reads as two days ("08/07/2026": August 7 or 8 July). `readings`
+    are both, month-first first; the question is asked back rather than one guessed."""
+
+    def __init__(self, source: object, phrase: str, readings: tuple[dt.date, dt.date]):
+        self.phrase, self.readings = phrase, readings
+        super().__init__(source, f"{phrase!r} is ambiguous: {readings[0].isoformat()} (month/day/year) or "
+                                 f"{readings[1].isoformat()} (day/month/year); write it as YYYY-MM-DD")
 
 MONTHS = {m: i for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august",
@@ -18,6 +30,10 @@ MONTH_NAMES = _MONTH   # the regex alternation of month names, for canon/ask/und
 ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?\b")
 MDY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
 DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?,?\s+(\d{{4}})\b", re.I)
+# Numeric dates with a four-digit year: day and month first ("31/08/2026", "08.31.2026",
+# "31-08-2026") or year first ("2026/08/31"). Not inside a longer run of digits and dots (a
+# version "1.2.2026.4", a path).
+NUMERIC = re.compile(r"(?<![\w./-])(?:\d{1,2}([/.-])\d{1,2}\1\d{4}|\d{4}([/.])\d{1,2}\2\d{1,2})(?![\w/-]|\.\d)")
 MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?\s+(\d{{4}})\b", re.I)
 
 
@@ -29,6 +45,8 @@ def parse_as_of(value: str | None, *, source: str = "--as-of") -> dt.date | None
     except ValueError:
         try:
             found = find_date(value, source=source)
+        except AmbiguousDate:
+            raise
         except CanonInputError:
             found = None
         if found is None:
@@ -45,9 +63,31 @@ def _real(y: int, m: int, d: int, phrase: str, source: str) -> dt.date:
         raise CanonInputError(source, f"{phrase!r} is not a real date") from None
 
 
+def numeric_date(phrase: str, *, source: str = "question") -> dt.date:
+    """The day a numeric date names, read by dateutil's parser both ways a day and a month can
+    stand (a year-first date has the month second): one reading is the date, two are
+    `AmbiguousDate`, none is an input error."""
+    year_first = phrase[:4].isdigit()
+    readings = []
+    for day_first in ((False,) if year_first else (False, True)):
+        try:
+            readings.append(date_parser.parse(phrase, dayfirst=day_first, yearfirst=year_first).date())
+        except (ValueError, OverflowError):
+            pass
+    readings = list(dict.fromkeys(readings))
+    if not readings:
+        raise CanonInputError(source, f"{phrase!r} is not a real date")
+    if len(readings) > 1:
+        raise AmbiguousDate(source, phrase, (readings[0], readings[1]))
+    return readings[0]
+
+
 def find_date(text: str, *, source: str = "question") -> dt.date | None:
-    """The first full date named in the text (ISO, 'June 30, 2026', '1 February 2026')."""
+    """The first full date named in the text (ISO, 'June 30, 2026', '1 February 2026',
+    '31/08/2026'). A numeric date that reads two ways raises `AmbiguousDate`."""
     hits: list[tuple[int, dt.date]] = []
+    for m in NUMERIC.finditer(text):
+        hits.append((m.start(), numeric_date(m[0], source=source)))
     for m in ISO.finditer(text):
         hits.append((m.start(), _real(int(m[1]), int(m[2]), int(m[3]), m[0], source)))
     for m in MDY.finditer(text):

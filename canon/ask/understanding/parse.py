@@ -73,6 +73,7 @@ class ParsedQuestion:
     compare: bool = False
     tables: list[str] = field(default_factory=list)     # relation names written out ("raw.app.events")
     at_time: dt.time | None = None                      # a time of day named ("the 08:00 UTC snapshot"), UTC
+    ambiguous_days: tuple[dt.date, ...] = ()            # a numeric date that reads two ways ("08/07/2026")
 
     @property
     def intent(self) -> str:
@@ -247,5 +248,5 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
         text=question, as_of=day, period=t.period, intents=detect_intents(outside_claims(question, sources), names),
         matches=matches, named_sources=sources,
         clock=as_of or clock, period_label=t.period_label, versions=t.versions, compare=t.compare,
-        tables=find_tables(question), at_time=find_time_of_day(question),
+        tables=find_tables(question), at_time=find_time_of_day(question), ambiguous_days=t.ambiguous,
     )

@@ -1,6 +1,6 @@
 """When a question is about: a day relative to the clock ("yesterday", "today",
-"right now"), a period (quarters, halves, years, months as words or YYYY-MM,
-month ranges), the edge of a period ("end of June 2026", "the June 2026
+"right now", "three weeks ago"), a period (ISO weeks, quarters, halves, years,
+months as words or YYYY-MM, month ranges, "last week"), the edge of a period ("end of June 2026", "the June 2026
 close"), and the revisions it names ("v2", "version 1", "the first version",
 "the previous definition", "the current one") or compares ("what changed
 between v1 and v2", "the old and the new definition").
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from dateutil.relativedelta import relativedelta
 
-from canon.core.dates import MONTH_NAMES, MONTHS
+from canon.core.dates import MONTH_NAMES, MONTHS, AmbiguousDate
 from canon.core.errors import CanonInputError
 
 Period = tuple[dt.date, dt.date]   # half-open [start, end)
@@ -44,6 +44,7 @@ class TimeRefs:
     relative_day: bool = False          # `day` was computed from the clock
     versions: tuple[VersionRef, ...] = ()
     compare: bool = False
+    ambiguous: tuple[dt.date, ...] = ()   # a numeric date that reads as these days (canon/core/dates.py)
 
 
 # ---------------------------------------------------------------- names blanked out
@@ -85,6 +86,24 @@ _CURRENT = re.compile(r"\bcurrent\b")
 _BEFORE_CURRENT = re.compile(r"\b(?:before|prior to|preceding)\s+(?:the\s+)?current\b")
 
 
+# "3 days ago", "two weeks ago", "a fortnight ago", "a month ago": a day counted back from the clock.
+_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_AGO = re.compile(rf"\b(\d{{1,3}}|{'|'.join(_COUNT_WORDS)})\s+(day|week|fortnight|month|year)s?\s+ago\b")
+
+
+def days_ago(stripped: str, clock: dt.date) -> dt.date | None:
+    """The day "N days / weeks / months / years ago" names, counted back from the clock (a month
+    back from March 31 is February's last day, dateutil's relativedelta)."""
+    m = _AGO.search(stripped)
+    if not m:
+        return None
+    n = int(m[1]) if m[1].isdigit() else _COUNT_WORDS[m[1]]
+    if m[2] == "fortnight":
+        return clock - dt.timedelta(weeks=2 * n)
+    return clock - relativedelta(**{m[2] + "s": n})
+
+
 def relative_offset(stripped: str) -> int | None:
     """Days from the clock the question is about, or None when it names no relative day."""
     for rx, offset in _RELATIVE_DAYS:
@@ -95,15 +114,19 @@ def relative_offset(stripped: str) -> int | None:
     return None
 
 
-_RELATIVE_PERIOD = re.compile(r"\b(this|last|previous|next)\s+(month|quarter|year)\b")
+_RELATIVE_PERIOD = re.compile(r"\b(this|last|previous|next)\s+(week|month|quarter|year)\b")
 
 
 def relative_period(stripped: str, clock: dt.date) -> tuple[Period, str] | None:
-    """'this month', 'last quarter', 'next year' against the clock."""
+    """'this week', 'last month', 'last quarter', 'next year' against the clock."""
     m = _RELATIVE_PERIOD.search(stripped)
     if not m:
         return None
     step = {"this": 0, "last": -1, "previous": -1, "next": 1}[m[1]]
+    if m[2] == "week":   # the ISO week, Monday to Sunday
+        start = clock - dt.timedelta(days=clock.weekday()) + dt.timedelta(weeks=step)
+        year, week, _ = start.isocalendar()
+        return (start, start + dt.timedelta(days=7)), f"{year}-W{week:02d}"
     if m[2] == "month":
         start = clock.replace(day=1) + relativedelta(months=step)
         return (start, start + relativedelta(months=1)), f"{start:%B %Y}"
@@ -130,10 +153,14 @@ _PERIODS = [
                          rf"({MONTH_NAMES})\.?\s+{_Y}\b", re.I),
      lambda m: (int(m[2] or m[4]), MONTHS[m[1].lower()], int(m[4]), MONTHS[m[3].lower()])),
     ("month", re.compile(rf"\b({MONTH_NAMES})\.?\s+{_Y}\b", re.I), lambda m: (int(m[2]), MONTHS[m[1].lower()])),
+    # ISO 8601 weeks, Monday to Sunday: "2026-W35", "W35 2026", "week 35 of 2026", "ISO week 35, 2026".
+    ("week", re.compile(rf"\b{_Y}-?W(\d{{1,2}})\b", re.I), lambda m: (int(m[1]), int(m[2]))),
+    ("week", re.compile(rf"\b(?:ISO\s+)?(?:week|wk|W)\s*(\d{{1,2}})(?:\s+of|,)?\s+{_Y}\b", re.I),
+     lambda m: (int(m[2]), int(m[1]))),
     ("month", re.compile(rf"\b{_Y}-(0[1-9]|1[0-2])\b(?!-\d)"), lambda m: (int(m[1]), int(m[2]))),
     ("year", re.compile(rf"\b(?:full[- ]year|calendar\s+year|the\s+year)\s+{_Y}\b", re.I), lambda m: (int(m[1]),)),
     ("year", re.compile(rf"\b{_Y}\s+(?:calendar|full)\s+year\b", re.I), lambda m: (int(m[1]),)),
-    ("year", re.compile(rf"\b(?:in|for|during|over|throughout|across)\s+(?:the\s+)?{_Y}\b(?!\s*[-/]?\s*(?:\d|[QH][1-4]\b))", re.I),
+    ("year", re.compile(rf"\b(?:in|for|during|over|throughout|across)\s+(?:the\s+)?{_Y}\b(?!\s*[-/]?\s*(?:\d|[QH][1-4]\b|W\d))", re.I),
      lambda m: (int(m[1]),)),
 ]
 # The edge of a period is a day: "end of June 2026", "end-June 2026", "the June 2026 close".
@@ -157,6 +184,10 @@ def _period_of(kind: str, parts: tuple) -> tuple[Period, str]:
         if last < start:
             raise ValueError("a range that ends before it starts")
         return (start, last + relativedelta(months=1)), f"{start:%B %Y} to {last:%B %Y}"
+    if kind == "week":
+        year, week = parts
+        start = dt.date.fromisocalendar(year, week, 1)   # ValueError for a week the year lacks
+        return (start, start + dt.timedelta(days=7)), f"{year}-W{week:02d}"
     if kind == "month":
         year, month = parts
         start = dt.date(year, month, 1)
@@ -257,10 +288,19 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
         # A named revision is selected by version, not by date; the clock places
         # "previous" and "current".
         return TimeRefs(day=clock, versions=versions, compare=compare)
-    day = find_date(question)
+    try:
+        day = find_date(question)
+    except AmbiguousDate as e:
+        # Which day it is is asked back, unless the reporting date was given.
+        if as_of is None:
+            return TimeRefs(ambiguous=e.readings)
+        day = None
     offset = relative_offset(stripped) if day is None else None
     if offset is not None:
         return TimeRefs(day=clock + dt.timedelta(days=offset), relative_day=True)
+    back = days_ago(stripped, clock) if day is None else None
+    if back is not None:
+        return TimeRefs(day=back, relative_day=True)
     if as_of is not None:
         return TimeRefs(day=as_of)
     if day is not None:
