@@ -325,11 +325,13 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     # without a word of the restricted object, as for any name nothing governs.
     visible = [m for m in p.matches if any(d.doc_id in shown_ids for d in by_object.get(m.object_id, []))]
     visible_ids = {m.object_id for m in visible}
+    kinds_named = _kinds_named(p)
     for m in p.matches:
-        if m.score >= DENY_MIN_SCORE and m.object_id not in visible_ids and _names_hidden(ctx, m, p.text, visible):
+        if m.score >= DENY_MIN_SCORE and m.object_id not in visible_ids and _names_hidden(
+                ctx, m, p.text, visible, kinds_named):
             return Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized")
 
-    concept, options = _pick_concept(p, ctx, view)
+    concept, options = _pick_concept(p, ctx, view, kinds_named)
     t = timings.mark("resolve", t)
     if options:
         return Response(action="clarify", role=role, options=options, reason="ambiguous_object",
@@ -435,9 +437,11 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     return Response(action="answer", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
 
 
-def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[str | None, list[dict]]:
+def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
+                  kinds_named: frozenset[str] = frozenset()) -> tuple[str | None, list[dict]]:
     """The governed object the question is about. Two governed objects with the
-    same name in different domains, neither named, need a clarification."""
+    same name in different domains, neither named, need a clarification. `kinds_named`: the
+    document kinds the question names by a noun (`_kinds_named`)."""
     shown_objects = view.shown_objects
     candidates: list[ObjectMatch] = [m for m in p.matches if m.object_id in shown_objects
                                      and (m.kinds & set(CONCEPT_PRIORITY))]
@@ -465,12 +469,13 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView) -> tuple[s
             candidates = models
     best = max(c.score for c in candidates)
     top = [c for c in candidates if c.score >= best - 0.5]
-    # The most complete name wins ("saas mrr month end close runbook" over "mrr"),
-    # then the kind that governs; what still ties is ambiguous.
+    # The most complete name wins ("saas mrr month end close runbook" over "mrr"), then the kind
+    # the question names by a noun ("the energy intensity memo"), then the kind that governs;
+    # what still ties is ambiguous.
     longest = max(len(c.name) for c in top)
     top = [c for c in top if len(c.name) == longest]
-    rank = min(min(CONCEPT_PRIORITY.get(k, 9) for k in c.kinds) for c in top)
-    top = [c for c in top if min(CONCEPT_PRIORITY.get(k, 9) for k in c.kinds) == rank]
+    rank = min(_kind_order(c, kinds_named) for c in top)
+    top = [c for c in top if _kind_order(c, kinds_named) == rank]
     if len(top) > 1:
         return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
                       for c in sorted(top, key=lambda c: c.object_id)]
@@ -519,7 +524,8 @@ def _coverage(ctx, object_id: str, question: str, role: str):
     return cov
 
 
-def _names_hidden(ctx, m: ObjectMatch, question: str, visible: list[ObjectMatch] = ()) -> bool:
+def _names_hidden(ctx, m: ObjectMatch, question: str, visible: list[ObjectMatch] = (),
+                  kinds_named: frozenset[str] = frozenset()) -> bool:
     """The question names this object the role cannot see, judged by its catalog names alone
     (what the deny check may read of it): they cover the question's object phrase, or the
     question writes one out whole and the phrase ends in it, a modifier before it at most ("the
@@ -534,11 +540,37 @@ def _names_hidden(ctx, m: ObjectMatch, question: str, visible: list[ObjectMatch]
     whole = _whole(m, question)
     if not whole and any(o.score > m.score and _whole(o, question) for o in visible):
         return False
+    if whole and any(_outranks(o, m, question, kinds_named) for o in visible):
+        return False
     cov = coverage(question, entry.names, {entry.domain} - {""})
     if cov.covered:
         return True
     return (whole and bool(cov.phrase) and cov.phrase[-1] not in cov.uncovered
             and not _names_other_domain(m, cov.uncovered, visible))
+
+
+def _kinds_named(p: ParsedQuestion) -> frozenset[str]:
+    """The document kinds the question names by a document noun ("the energy intensity memo",
+    "what does the cutoff runbook say"), outside the sources it attributes claims to ("the old
+    runbook tells me …" names a source beside the object, canon/ask/understanding/named_sources.py)."""
+    text = without_sources(p.text, [ns for ns in p.named_sources if not ns.subject])
+    words = set(normalize(text).split())
+    return frozenset(k for noun, kinds in DOC_NOUNS.items() if noun in words for k in kinds)
+
+
+def _kind_order(m: ObjectMatch, kinds_named: frozenset[str]) -> tuple[int, int]:
+    """How `_pick_concept` ranks a match's kind: one the question names by a noun first, then
+    the kind that governs (`CONCEPT_PRIORITY`: a metric before a model, a memo, a runbook)."""
+    return (0 if m.kinds & kinds_named else 1, min((CONCEPT_PRIORITY.get(k, 9) for k in m.kinds), default=9))
+
+
+def _outranks(o: ObjectMatch, m: ObjectMatch, question: str, kinds_named: frozenset[str]) -> bool:
+    """Visible `o` is what the question asks about whoever asks, hidden `m` aside: the question
+    writes out `o`'s name, as long as `m`'s, as well matched, and `o`'s kind comes first in
+    `_kind_order` (a metric before a memo unless the question names a memo), as `_pick_concept`
+    decides for a role that sees both."""
+    return (_whole(o, question) and len(o.name) >= len(m.name) and o.score >= m.score
+            and _kind_order(o, kinds_named) < _kind_order(m, kinds_named))
 
 
 def _names_other_domain(m: ObjectMatch, uncovered: list[str], visible: list[ObjectMatch]) -> bool:
