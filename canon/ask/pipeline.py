@@ -941,6 +941,34 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     return len(cov.phrase) >= 2 or " ".join(cov.phrase) in ctx.catalog[d.object_id].names
 
 
+def _same_phrase_elsewhere(ctx, d: Document, candidates: list[Document], covs: dict, p: ParsedQuestion,
+                           described_as: str, role: str) -> list[Document]:
+    """Other governed candidates of `d`'s kind, in another domain, that the question's object
+    phrase names just as `d`'s does ("retention" of the people and of the product retention
+    rate): retrieval's order is no reason to pick one, as two whole names in two domains are
+    none in `_pick_concept`."""
+    phrase = covs[d.object_id].phrase
+    domain = ctx.catalog[d.object_id].domain
+    out = []
+    for o in candidates:
+        if o.object_id == d.object_id or o.kind != d.kind or ctx.catalog[o.object_id].domain == domain:
+            continue
+        cov = covs.get(o.object_id) or _coverage(ctx, o.object_id, p.text, role)
+        if cov.phrase == phrase and _names_in_discovery(ctx, o, p.text, described_as, role, p.intent, cov):
+            out.append(o)
+    return out
+
+
+def _ambiguous(ctx, docs: list[Document], role: str, p: ParsedQuestion) -> Response:
+    """The clarification `_answer` gives for `_pick_concept`'s options, for objects discovery found."""
+    # The title of the retrieved revision: the same whether the context holds the whole registry
+    # or the part the question reads (canon/ask/scope.py).
+    first = {d.object_id: d for d in reversed(docs)}
+    options = [{"object_id": o, "domain": ctx.catalog[o].domain, "title": first[o].title} for o in sorted(first)]
+    return Response(action="clarify", role=role, as_of=p.as_of, options=options, reason="ambiguous_object",
+                    answer="Several governed objects match that name; which one do you mean?")
+
+
 def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
               timings: Timings) -> tuple[str | None, Response | None]:
     """No governed object named: retrieval proposes candidates, governance decides.
@@ -974,6 +1002,10 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         covs = {d.object_id: _coverage(ctx, d.object_id, p.text, role) for d in governed}
         for d in governed:
             if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent, covs[d.object_id]):
+                # The tie is in the names, not the ranks: any governed hit of the ten may share it.
+                tied = _same_phrase_elsewhere(ctx, d, governed + further, covs, p, described_as, role)
+                if tied:
+                    return None, _ambiguous(ctx, [d, *tied], role, p)
                 return d.object_id, None
         # A model whose rows the question measures ("the sum of carrier charges …") is not what
         # it describes: the next governed hit is read as the top one.
