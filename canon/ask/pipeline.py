@@ -47,6 +47,7 @@ from canon.ask.understanding.coverage import (
     stated_synonyms,
     unstated_measure,
 )
+from canon.ask.understanding.identifiers import identifier_unnamed, identifiers, names_identifier
 from canon.ask.understanding.match import _STOP, ObjectMatch, _humanize, _same_word, normalize, object_catalog
 from canon.ask.understanding.measure_shape import (
     aggregate_words,
@@ -504,6 +505,8 @@ def _named(ctx, m: ObjectMatch, question: str, role: str, cov) -> bool:
     object's names cover its object phrase (`cov`, its `_coverage`). A name its text states
     (`ObjectEntry.stated`) counts only through `_coverage`, which reads the names the revisions
     the role may see state."""
+    if identifier_unnamed(question, cov.phrase, ctx.catalog[m.object_id].names):
+        return False   # "fct_credits" is no name of fct_goodwill_credits (canon/ask/understanding/identifiers.py)
     if m.name in ctx.catalog[m.object_id].stated:
         return _names_or_describes(ctx, m.object_id, question, role, cov)
     return _whole(m, question) or _names_or_describes(ctx, m.object_id, question, role, cov)
@@ -543,6 +546,8 @@ def _names_hidden(ctx, m: ObjectMatch, question: str, visible: list[ObjectMatch]
     if whole and any(_outranks(o, m, question, kinds_named) for o in visible):
         return False
     cov = coverage(question, entry.names, {entry.domain} - {""})
+    if identifier_unnamed(question, cov.phrase, entry.names):
+        return False
     if cov.covered:
         return True
     return (whole and bool(cov.phrase) and cov.phrase[-1] not in cov.uncovered
@@ -934,6 +939,8 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     cov = cov or _coverage(ctx, d.object_id, question, role)
     if not (cov.covered and cov.phrase) or _asks_another_measure(ctx, d.object_id, question):
         return False
+    if identifier_unnamed(question, cov.phrase, ctx.catalog[d.object_id].names):
+        return False
     if _measure_words_only(ctx, d.object_id, cov.phrase):
         return _described(ctx, d.object_id, described_as, role)
     if _measured_model(intent, {d.kind}, question, cov):
@@ -967,6 +974,19 @@ def _ambiguous(ctx, docs: list[Document], role: str, p: ParsedQuestion) -> Respo
     options = [{"object_id": o, "domain": ctx.catalog[o].domain, "title": first[o].title} for o in sorted(first)]
     return Response(action="clarify", role=role, as_of=p.as_of, options=options, reason="ambiguous_object",
                     answer="Several governed objects match that name; which one do you mean?")
+
+
+def _no_matching_object(role: str, p: ParsedQuestion) -> Response:
+    return Response(action="abstain", role=role, as_of=p.as_of, reason="no_matching_object",
+                    answer="No governed object matches the name in the question; the closest ones are "
+                           "named differently, so Canon does not answer from them.")
+
+
+def _identifier_named_by_none(ctx, question: str, candidates: list[Document]) -> bool:
+    """The question writes an identifier ("fct_deliveries") that none of `candidates`' names
+    holds as one run of words (canon/ask/understanding/identifiers.py)."""
+    return any(not any(names_identifier(ident, ctx.catalog[d.object_id].names) for d in candidates)
+               for ident in identifiers(question))
 
 
 def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
@@ -1007,6 +1027,10 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
                 if tied:
                     return None, _ambiguous(ctx, [d, *tied], role, p)
                 return d.object_id, None
+        # An identifier no governed hit names ("what is fct_deliveries") is the name of what the
+        # question asks about, which does not exist: its words describe nothing.
+        if _identifier_named_by_none(ctx, p.text, governed + further):
+            return None, _no_matching_object(role, p)
         # A model whose rows the question measures ("the sum of carrier charges …") is not what
         # it describes: the next governed hit is read as the top one.
         top = next((d for d in governed if not _measured_model(p.intent, {d.kind}, p.text, covs[d.object_id])),
@@ -1032,9 +1056,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         for d in further:
             if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent):
                 return d.object_id, None
-        return None, Response(action="abstain", role=role, as_of=p.as_of, reason="no_matching_object",
-                              answer="No governed object matches the name in the question; the closest ones are "
-                                     "named differently, so Canon does not answer from them.")
+        return None, _no_matching_object(role, p)
     kinds = sorted({d.status.value for d in ordered})
     why = ("Only " + ", ".join(kinds) + " text matches the question; none of it is approved, so there is no "
            "authoritative answer.") if ordered else "No evidence you may see matches the question."
