@@ -93,3 +93,26 @@ def test_words_naming_two_observed_tables_name_neither(ctx):
     assert ask(ctx, "How stale is the admissions source table on 2026-05-04?", "analyst").action == "abstain"
     resp = ask(ctx, "How stale is raw.billing.admissions on 2026-05-04?", "analyst")
     assert [e.doc_id for e in resp.evidence] == ["freshness.billing.2026-05-04T1200Z"]
+
+
+def test_a_table_named_by_longer_words_or_its_identifier_is_that_table(ctx):
+    """"admissions" is part of "ward admissions": with raw.ehr.ward_admissions observed too, the
+    longer run names that table; an identifier written out ("ward_admissions") needs no table
+    noun; and a governed text that uses the same words ("a runbook about ward admissions") is
+    not what the question asks about: the table is named before retrieval proposes anything."""
+    ward = _snapshot("12:00", "2026-05-04T11:00:00Z").model_copy(update={
+        "doc_id": "freshness.ward.2026-05-04T1200Z", "object_id": "freshness.health.ward",
+        "text": "Observed at 2026-05-04T12:00:00Z. raw.ehr.ward_admissions max_loaded_at 2026-05-04T11:00:00Z, "
+                "SLA 2 hours."})
+    runbook = Document(doc_id="runbook.ward_admissions", object_id="runbook.health.ward_admissions", kind="runbook",
+                       title="Ward admissions runbook", status="approved", authority=80, version="1",
+                       valid_from=D("2025-01-01"), allowed_roles=("analyst",),
+                       text="When the ward admissions table is late, page the EHR on-call.")
+    ctx.docs = [*ctx.docs, ward, runbook]
+    for q in ("Is the ward admissions table fresh on 2026-05-04?", "Is ward_admissions fresh on 2026-05-04?"):
+        resp = ask(ctx, q, "analyst")
+        assert resp.action == "calculate", (q, resp.action, resp.evidence)
+        assert [f.source for f in resp.freshness] == ["raw.ehr.ward_admissions"], q
+    # "admissions" alone still names raw.ehr.admissions: it is no part of a longer run there.
+    resp = ask(ctx, "How stale is the admissions source table on 2026-05-04?", "analyst")
+    assert [f.source for f in resp.freshness] == ["raw.ehr.admissions"]

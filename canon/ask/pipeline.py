@@ -337,9 +337,11 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     if options:
         return Response(action="clarify", role=role, options=options, reason="ambiguous_object",
                         answer="Several governed objects match that name; which one do you mean?")
-    if concept is None and p.intent == "freshness" and p.tables:
-        # A freshness question about a source table it names ("is raw.app.events fresh?").
-        resp = _table_freshness(ctx, p, role)
+    if concept is None and p.intent == "freshness":
+        # A freshness question about a source table it names ("is raw.app.events fresh?"), or
+        # names by the words of its last segment ("is the scan events table fresh?"): the table
+        # is what it asks about, before any object retrieval finds for those words.
+        resp = (_table_freshness(ctx, p, role) if p.tables else None) or _table_freshness(ctx, p, role, by_words=True)
         if resp is not None:
             timings.mark("resolve", t)
             return resp
@@ -359,11 +361,6 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                                    "source; Canon does not answer from it.")
         # Discovery proposes the governed object; the same exact path then decides.
         concept, abstention = _discover(ctx, p, role, view, timings)
-        if concept is None and p.intent == "freshness":
-            # Last resort: a source table named by its words ("is the order lines table fresh?").
-            resp = _table_freshness(ctx, p, role, by_words=True)
-            if resp is not None:
-                return resp
         if concept is None:
             return abstention
         t = time.perf_counter()   # retrieve and constrain are timed by _discover
@@ -378,6 +375,10 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         return _ambiguous_date(ctx, p, role, concept)
     if p.intent == "freshness":
         resp = _freshness(ctx, p, role, concept, view)
+        if resp.reason == "no_observation":
+            # Nothing observes the object the words named ("the ward admissions runbook"): the
+            # same words may name an observed table ("is the ward admissions table fresh?").
+            resp = _table_freshness(ctx, p, role, by_words=True) or resp
         timings.mark("resolve", t)
         return resp
     day = p.as_of
@@ -1124,11 +1125,12 @@ _TABLE_NOUNS = {"table", "tables", "source", "sources"}
 
 def _table_word_runs(text: str) -> set[str]:
     """Runs of one to three words of a question that says "table" or "source", joined the
-    way a relation's last segment is ("order lines" -> "order_lines"); none otherwise."""
+    way a relation's last segment is ("order lines" -> "order_lines"), and the identifiers it
+    writes ("scan_events"), table noun or not; none otherwise."""
+    runs = {"_".join(ident) for ident in identifiers(text)}
     words = normalize(text).split()
     if not _TABLE_NOUNS & set(words):
-        return set()
-    runs = set()
+        return runs
     for n in (1, 2, 3):
         for i in range(len(words) - n + 1):
             run = words[i:i + n]
@@ -1150,7 +1152,12 @@ def _table_freshness(ctx: AskContext, p: ParsedQuestion, role: str, *, by_words:
             return None
         ctx.ensure_freshness("", {f".{r}" for r in runs})
         fx = ctx.freshness_index(ctx.view(role))
-        named = {src for src in fx.by_source if "." in src and src.lower().rsplit(".", 1)[1] in runs}
+        hits = {src: src.lower().rsplit(".", 1)[1] for src in fx.by_source if "." in src}
+        hits = {src: last for src, last in hits.items() if last in runs}
+        # A run inside a longer run that names another table ("events" of "scan events") is
+        # part of that name, not a name of its own.
+        named = {src for src, last in hits.items()
+                 if not any(last != other and f"_{last}_" in f"_{other}_" for other in hits.values())}
         if len(named) != 1:
             return None
     else:
