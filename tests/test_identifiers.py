@@ -67,6 +67,7 @@ def test_what_an_identifier_is():
                                                                           ("dim", "holders"))
     assert identifiers("is raw.claims.payment_lines fresh?") == ()   # a relation, not a model name
     assert identifiers("lineage of fct_claim_payments_v2") == (("fct", "claim", "payments"),)   # dbt's version suffix
+    assert identifiers("is stg_claims__payments fresh") == (("stg", "claims", "payments"),)   # dbt's double underscore
     assert identifier_unnamed("grain of fct_payments", ["fct", "payments"], ["fct claim payments"])
     assert not identifier_unnamed("grain of fct_claim_payment", ["fct", "claim", "payment"], ["fct claim payments"])
     # A phrase outside the identifier is not judged by it.

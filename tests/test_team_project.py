@@ -87,3 +87,21 @@ def test_a_lineage_question_about_a_model_gets_its_graph(built):
     assert {"model.jaffle_shop.stg_orders", "seed.jaffle_shop.raw_orders"} <= {
         e["doc_id"] for e in r["evidence"] if e["use"] == "supporting"}
     assert "raw_orders" in r["answer"]
+
+
+def test_what_depends_on_a_model_walks_its_graph_downstream(built):
+    """"Which models depend on X" asks for what is built from X, not X's own sources: the
+    graph walked the other way, dbt's tests on it left out (they check it, they are not built
+    from it); "which sources does X use" still asks upstream."""
+    for q in ("Which models depend on stg_orders?", "What uses stg_orders?", "What is downstream of stg_orders?"):
+        r = _ask(built, q)
+        assert r["action"] == "answer" and r["lineage"]["direction"] == "downstream", q
+        assert [e["doc_id"] for e in r["evidence"] if e["use"] == "primary"] == ["model.jaffle_shop.stg_orders"], q
+        assert {(e["parent"], e["child"]) for e in r["lineage"]["edges"]} == {
+            ("model.jaffle_shop.stg_orders", "model.jaffle_shop.orders"),
+            ("model.jaffle_shop.stg_orders", "model.jaffle_shop.customers")}, q
+        assert "2 models (customers, orders)" in r["answer"] and "test" not in r["answer"], q
+    leaf = _ask(built, "What is downstream of the customers model?")
+    assert "nothing in the dbt graph is built from it" in leaf["answer"] and leaf["lineage"]["edges"] == []
+    up = _ask(built, "Which sources does stg_orders use?")
+    assert up["lineage"]["direction"] == "upstream" and "raw_orders" in up["answer"]

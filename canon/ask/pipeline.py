@@ -418,13 +418,21 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     claims = claims_of(primary, day)
     answer = note + compose.definition_text(primary, None if note else day)
 
-    if (p.intent == "lineage" and primary.kind == "model_schema" and primary.metadata.get("dbt_unique_id")
+    down = p.intent == "lineage" and "downstream" in p.intents
+    if ((p.intent == "lineage" and primary.kind == "model_schema" or down) and primary.metadata.get("dbt_unique_id")
             and ctx.con is not None and has_dbt_tables(ctx.con)):
-        # A model's lineage is its dbt graph, as `canon lineage` reports it.
+        # A model's lineage is its dbt graph, as `canon lineage` reports it; what is built from
+        # a model or a metric, the same graph walked the other way.
         def supporting(node_ids: list[str], lineage_doc_id: str | None) -> list[Document]:
             ctx.ensure_dbt_nodes(node_ids, lineage_doc_id)
             return ctx.docs
-        return lineage_of(ctx.con, primary, ctx.docs, day, role, ctx.policy, supporting=supporting)
+        return lineage_of(ctx.con, primary, ctx.docs, day, role, ctx.policy, supporting=supporting, down=down)
+    if down:
+        # Without a dbt graph nothing structured says what is built from it (a definition's
+        # prose "supports …" is not an edge): never the upstream lineage in its place.
+        return Response(action="abstain", role=role, as_of=day, reason="no_lineage", evidence=evidence,
+                        answer=f"Canon has no dbt graph for {primary.doc_id}, so it does not say what is built "
+                               "from it (what depends on an object is only reported from the dbt graph).")
     if p.intent == "lineage" and primary.kind == "model_schema":
         # No dbt graph for this model: its lineage is what governed documents declare, or nothing.
         return _declared_model_lineage(ctx, p, primary, view, evidence, claims, day, role, note)

@@ -13,7 +13,7 @@ import duckdb
 
 from canon.models.documents import Document
 from canon.models.responses import Claim, Evidence, LineageEdge, LineageGraph, Response
-from canon.registry.graph import Subgraph, has_dbt_tables, upstream
+from canon.registry.graph import Subgraph, downstream, has_dbt_tables, upstream
 from canon.registry.policy import Policy, visible, visible_docs
 from canon.registry.temporal import TemporalResult, period_label, resolve_revision
 
@@ -140,16 +140,18 @@ def lineage(
 def lineage_of(
     con: duckdb.DuckDBPyConnection, doc: Document, docs: list[Document], day: dt.date | None, role: str,
     policy: Policy, *, supporting: Callable[[list[str], str | None], list[Document]] | None = None,
+    down: bool = False,
 ) -> Response:
     """The dbt graph walked from `doc`'s node (a revision already chosen and authorized) to
-    the raw sources: `lineage` after resolving, and `ask` for a lineage question about a model."""
+    the raw sources: `lineage` after resolving, and `ask` for a lineage question about a model.
+    `down`: walked the other way, to what is built from the node ("which models depend on X")."""
     start = doc.metadata.get("dbt_unique_id")
     if not start or not has_dbt_tables(con):
         return Response(
             action="abstain", role=role, as_of=day, policy_revision=policy.revision,
             answer=f"{doc.doc_id} has no dbt node in the lineage graph; lineage is only reported from the graph.",
             evidence=[Evidence.of(doc, "primary")], reason="no_graph_node")
-    graph = upstream(con, start)
+    graph = downstream(con, start) if down else upstream(con, start)
     if supporting is not None:
         have = {d.doc_id for d in docs}
         more = [d for d in supporting(list(graph.nodes), doc.metadata.get("lineage_doc_id")) if d.doc_id not in have]
@@ -170,6 +172,8 @@ def lineage_of(
     lineage_doc = next((d for d in docs if d.doc_id == doc.metadata.get("lineage_doc_id")), None)
     if lineage_doc is not None and visible(lineage_doc, role, policy):
         evidence.append(Evidence.of(lineage_doc, "supporting"))
+    if down:
+        return _downstream_answer(doc, start, graph, evidence, role, day, policy)
     sources = sorted(n["relation_name"] or n["id"] for n in graph.sources())
     impl = graph.nodes.get(doc.metadata.get("implemented_by") or start)
     if impl is not None and impl["resource_type"] == "model":
@@ -196,8 +200,32 @@ def lineage_of(
     )
 
 
-def _graph_json(graph: Subgraph) -> LineageGraph:
+def _downstream_answer(doc: Document, start: str, graph: Subgraph, evidence: list[Evidence], role: str,
+                       day: dt.date | None, policy: Policy) -> Response:
+    """What is built from `start`, by dbt resource type, nearest first in the graph's order.
+    The nodes are named from the graph (ids and names are metadata); a node's document is
+    evidence only where the role may see it (`lineage_of` chose `evidence`)."""
+    built = [n for nid, n in graph.nodes.items() if nid != start]
+    if built:
+        by_type: dict[str, list[str]] = {}
+        for n in built:
+            by_type.setdefault(n["resource_type"], []).append(n["name"])
+        text = "; ".join(f"{len(v)} {t}{'s' if len(v) > 1 else ''} ({', '.join(sorted(v))})"
+                         for t, v in sorted(by_type.items()))
+        answer = f"{doc.doc_id} ({start}): downstream of it in the dbt graph, {text}."
+    else:
+        answer = f"{doc.doc_id} ({start}): nothing in the dbt graph is built from it."
+    return Response(
+        action="answer", role=role, as_of=day, policy_revision=policy.revision, answer=answer, evidence=evidence,
+        claims=[Claim(claim=f"{n['id']} depends on {start}", evidence_id=doc.doc_id, evidence_revision=doc.content_hash,
+                      supported_span=f"lineage graph edge path from {start}", effective_for=day) for n in built],
+        lineage=_graph_json(graph, direction="downstream"),
+    )
+
+
+def _graph_json(graph: Subgraph, direction: str = "upstream") -> LineageGraph:
     return LineageGraph(
         nodes=[{k: v for k, v in n.items() if v is not None} for n in graph.nodes.values()],
         edges=[LineageEdge(parent=p, child=c) for p, c in graph.edges],
+        direction=direction,
     )

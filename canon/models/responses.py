@@ -72,6 +72,8 @@ class LineageEdge(BaseModel):
 class LineageGraph(BaseModel):
     nodes: list[dict[str, Any]] = Field(default_factory=list)
     edges: list[LineageEdge] = Field(default_factory=list)
+    # "upstream": from the object to its raw sources; "downstream": to what is built from it.
+    direction: str = "upstream"
 
 
 class Response(BaseModel):

@@ -41,13 +41,15 @@ def _node_info(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, dict
     return info
 
 
-def upstream(con: duckdb.DuckDBPyConnection, start: str, *, max_depth: int = 50) -> Subgraph:
-    """Walk model-level edges from `start` to its roots (the raw sources)."""
-    parents: dict[str, list[str]] = {}
+def _walk(con: duckdb.DuckDBPyConnection, start: str, max_depth: int, *, down: bool) -> Subgraph:
+    nexts: dict[str, list[str]] = {}
     for parent, child in con.execute(
         "SELECT DISTINCT parent, child FROM lineage_edges WHERE edge_type = 'model'"
     ).fetchall():
-        parents.setdefault(child, []).append(parent)
+        if down:
+            nexts.setdefault(parent, []).append(child)
+        else:
+            nexts.setdefault(child, []).append(parent)
     seen = {start}
     edges: list[tuple[str, str]] = []
     queue = deque([(start, 0)])
@@ -55,12 +57,27 @@ def upstream(con: duckdb.DuckDBPyConnection, start: str, *, max_depth: int = 50)
         node, depth = queue.popleft()
         if depth >= max_depth:
             continue
-        for p in sorted(parents.get(node, [])):
-            edges.append((p, node))
-            if p not in seen:
-                seen.add(p)
-                queue.append((p, depth + 1))
+        for n in sorted(nexts.get(node, [])):
+            edges.append((node, n) if down else (n, node))
+            if n not in seen:
+                seen.add(n)
+                queue.append((n, depth + 1))
     return Subgraph(nodes=_node_info(con, sorted(seen)), edges=edges)
+
+
+def upstream(con: duckdb.DuckDBPyConnection, start: str, *, max_depth: int = 50) -> Subgraph:
+    """Walk model-level edges from `start` to its roots (the raw sources)."""
+    return _walk(con, start, max_depth, down=False)
+
+
+def downstream(con: duckdb.DuckDBPyConnection, start: str, *, max_depth: int = 50) -> Subgraph:
+    """Walk model-level edges from `start` to everything built from it (models, metrics,
+    exposures); edges stay (parent, child). dbt's tests hang off the models they test: they
+    are checks on it, not data built from it, and are left out."""
+    graph = _walk(con, start, max_depth, down=True)
+    tests = {nid for nid, n in graph.nodes.items() if n.get("resource_type") == "test"}
+    return Subgraph(nodes={k: v for k, v in graph.nodes.items() if k not in tests},
+                    edges=[(a, b) for a, b in graph.edges if a not in tests and b not in tests])
 
 
 def has_dbt_tables(con: duckdb.DuckDBPyConnection) -> bool:

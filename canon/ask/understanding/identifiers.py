@@ -14,7 +14,7 @@ from canon.ask.understanding.match import _same_word
 
 # snake_case with two parts at least, not inside a dotted relation ("raw.app.events_daily").
 _VERSION = re.compile(r"v\d+")
-_IDENTIFIER = re.compile(r"(?<![\w.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w.]*\w)", re.I)
+_IDENTIFIER = re.compile(r"(?<![\w.])[a-z][a-z0-9]*(?:_+[a-z0-9]+)+(?![\w.]*\w)", re.I)
 
 
 @lru_cache(maxsize=256)
@@ -22,7 +22,7 @@ def identifiers(question: str) -> tuple[tuple[str, ...], ...]:
     """The words of each identifier the question writes, in order."""
     out = []
     for m in _IDENTIFIER.finditer(question):
-        words = m.group().lower().split("_")
+        words = [w for w in m.group().lower().split("_") if w]   # dbt's "stg_commerce__order_lines"
         while len(words) > 2 and _VERSION.fullmatch(words[-1]):
             words.pop()   # dbt's versioned model "fct_revenue_v2" is fct_revenue, version 2
         out.append(tuple(words))

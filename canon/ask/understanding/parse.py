@@ -120,6 +120,17 @@ INTENT_PATTERNS = {
     "owner": (re.compile(rf"^ who (?:\S+ )?{_KEEPS} "),
               re.compile(r" (?:which|what) (?:\S+ )?(?:team|teams|group|department|person|people|squad|unit|org|"
                          rf"organisation|organization|function|individual|owner) {_KEEPS} ")),
+    # What is built from a thing, the other way along its lineage: "which models depend on X",
+    # "what uses X", "what is downstream of X", "what breaks if X changes". A verb after "does"
+    # ("which sources does X use") asks what X itself reads: that is upstream.
+    "downstream": (re.compile(r" downstream (?:of|from) "),
+                   re.compile(r"^ (?:what|which|who)(?! (?:does|do|did) )(?: \S+){0,2}? (?:depend|depends|rely|relies|"
+                              r"build|builds|is built|are built) on "),
+                   re.compile(r"^ (?:what|which|who)(?! (?:does|do|did) )(?: \S+){0,2}? (?:use|uses|reference|"
+                              r"references|consume|consumes|select from|selects from|read from|reads from) "),
+                   re.compile(r" (?:what|which) (?:\S+ ){0,3}?(?:breaks|break|is affected|are affected|is impacted|"
+                              r"are impacted) (?:if|when) "),
+                   re.compile(r" (?:downstream|dependent|dependents|consumers|impact) of ")),
     # When the data was last loaded: "when was X data last updated", "how recent is the X data",
     # "is the data behind X delayed", "is the X data current" ("the current definition" asks for
     # a revision, not freshness: "current" counts only after data, tables, sources or loads).
@@ -156,6 +167,8 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
             f" {w} " in q for w in INTENT_WORDS["freshness"] if w not in FRESHNESS_MODIFIERS) and not any(
             p.search(q) for p in INTENT_PATTERNS["freshness"]):
         found.discard("freshness")
+    if "downstream" in found:
+        found.add("lineage")   # the lineage, walked the other way (canon/registry/graph.py)
     # "How many tables feed X" counts X's lineage: "how many" asks for a value only when no
     # lineage or model word says what is counted.
     if "value" in found and found & {"lineage", "model"} and not any(

@@ -265,11 +265,16 @@ def find_versions(stripped: str) -> tuple[VersionRef, ...]:
 _CHANGED = re.compile(r"\b(?:what|how|when)\s+(?:has\s+|have\s+|did\s+|s\s+)?(?:\S+\s+){0,8}?chang(?:e|ed|es)\b")
 
 
+# "What breaks if X changes", "which reports are affected when X changes": a change supposed,
+# to ask what is built from X (canon/ask/understanding/parse.py, "downstream"), not one asked about.
+_SUPPOSED_CHANGE = re.compile(r"\b(?:if|when|once|should)\s+(?:\S+\s+){0,6}?chang(?:e|es|ed)\b")
+
+
 def is_comparison(stripped: str, versions: tuple[VersionRef, ...]) -> bool:
     """Two revisions compared, or a change asked about with none named."""
     if len(versions) >= 2:
         return bool(_COMPARE.search(stripped))
-    return not versions and bool(_CHANGED.search(stripped))
+    return not versions and bool(_CHANGED.search(stripped)) and not _SUPPOSED_CHANGE.search(stripped)
 
 
 # ---------------------------------------------------------------- the whole reading
