@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Iterable, Iterator
 
+import pytest
+
 from canon.ask.context import ask_context
 from canon.ask.pipeline import AskContext
 from canon.index.build import build_index
@@ -36,6 +38,16 @@ def corpus_context(base: Path, docs: Iterable[dict], *, today: dt.date | None = 
                           log_answers=False)
     finally:
         con.close()
+
+
+def module_context(name: str, docs: list[dict]):
+    """A module-scoped `ctx` fixture over `docs`: `ctx = module_context("hotel", DOCS)` in a
+    test module builds the context once for its tests."""
+    @pytest.fixture(scope="module")
+    def ctx(tmp_path_factory):
+        with corpus_context(tmp_path_factory.mktemp(name), docs) as context:
+            yield context
+    return ctx
 
 
 def governed_doc(doc_id: str, object_id: str, title: str, text: str, *, kind: str = "metric_definition",

@@ -10,7 +10,7 @@ contract gate, a LanceDB index (HashingEmbedder), ask."""
 from __future__ import annotations
 
 import pytest
-from corpus_context import corpus_context, governed_doc
+from corpus_context import governed_doc, module_context
 
 from canon.ask.pipeline import ask
 
@@ -25,10 +25,7 @@ DOCS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def ctx(tmp_path_factory):
-    with corpus_context(tmp_path_factory.mktemp("uptime"), DOCS) as context:
-        yield context
+ctx = module_context("uptime", DOCS)
 
 
 @pytest.mark.parametrize("question", ["What is uptime?", "How is uptime measured?", "Define uptime for me."])

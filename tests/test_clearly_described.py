@@ -12,8 +12,7 @@ ranking the rule is for is given to it directly."""
 
 from __future__ import annotations
 
-import pytest
-from corpus_context import corpus_context, governed_doc
+from corpus_context import governed_doc, module_context
 
 from canon.ask.pipeline import _clearly_described, _coverage, ask
 
@@ -35,10 +34,7 @@ DOCS = [
 LATE_Q = "How do we define the share of books borrowed in the month that are handed back after the due date?"
 
 
-@pytest.fixture(scope="module")
-def ctx(tmp_path_factory):
-    with corpus_context(tmp_path_factory.mktemp("library"), DOCS) as context:
-        yield context
+ctx = module_context("library", DOCS)
 
 
 def _standing_in(ctx, question, top_id, below_ids):

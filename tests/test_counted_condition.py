@@ -14,7 +14,7 @@ LanceDB index (HashingEmbedder), ask."""
 from __future__ import annotations
 
 import pytest
-from corpus_context import corpus_context, governed_doc
+from corpus_context import governed_doc, module_context
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.counted_condition import counted_part, counts_within, unstated_condition
@@ -42,10 +42,7 @@ DOCS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def ctx(tmp_path_factory):
-    with corpus_context(tmp_path_factory.mktemp("hotel"), DOCS) as context:
-        yield context
+ctx = module_context("hotel", DOCS)
 
 
 @pytest.mark.parametrize("question", [

@@ -10,7 +10,7 @@ LanceDB index (HashingEmbedder), ask."""
 from __future__ import annotations
 
 import pytest
-from corpus_context import corpus_context, governed_doc
+from corpus_context import governed_doc, module_context
 
 from canon.ask.pipeline import ask
 
@@ -28,10 +28,7 @@ DOCS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def ctx(tmp_path_factory):
-    with corpus_context(tmp_path_factory.mktemp("airline-fees"), DOCS) as context:
-        yield context
+ctx = module_context("airline-fees", DOCS)
 
 
 @pytest.mark.parametrize("question", [

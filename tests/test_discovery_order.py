@@ -10,8 +10,7 @@ LanceDB index (HashingEmbedder), ask."""
 
 from __future__ import annotations
 
-import pytest
-from corpus_context import corpus_context, governed_doc
+from corpus_context import governed_doc, module_context
 
 from canon.ask.pipeline import _retrieve, ask
 from canon.ask.understanding.named_sources import extract_named_sources, without_sources
@@ -54,10 +53,7 @@ DOCS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def ctx(tmp_path_factory):
-    with corpus_context(tmp_path_factory.mktemp("hotel"), DOCS) as context:
-        yield context
+ctx = module_context("hotel", DOCS)
 
 
 def _primary_and_conflicts(resp):

@@ -14,7 +14,7 @@ import datetime as dt
 import json
 
 import pytest
-from corpus_context import corpus_context
+from corpus_context import module_context
 
 from canon.ask.pipeline import ask
 
@@ -47,10 +47,7 @@ DOCS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def ctx(tmp_path_factory):
-    with corpus_context(tmp_path_factory.mktemp("rail"), DOCS) as context:
-        yield context
+ctx = module_context("rail", DOCS)
 
 
 @pytest.mark.parametrize("question, doc_id", [

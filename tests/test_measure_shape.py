@@ -11,7 +11,7 @@ LanceDB index (HashingEmbedder), ask."""
 from __future__ import annotations
 
 import pytest
-from corpus_context import corpus_context, governed_doc
+from corpus_context import governed_doc, module_context
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.coverage import _same_stem
@@ -36,10 +36,7 @@ DOCS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def ctx(tmp_path_factory):
-    with corpus_context(tmp_path_factory.mktemp("airline-shape"), DOCS) as context:
-        yield context
+ctx = module_context("airline-shape", DOCS)
 
 
 @pytest.mark.parametrize("question", [

@@ -12,8 +12,8 @@ LanceDB index (HashingEmbedder), ask."""
 from __future__ import annotations
 
 import pytest
-from corpus_context import corpus_context
 from corpus_context import governed_doc as _doc
+from corpus_context import module_context
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.parse import name_runs
@@ -30,10 +30,7 @@ DOCS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def ctx(tmp_path_factory):
-    with corpus_context(tmp_path_factory.mktemp("hotel-intents"), DOCS) as context:
-        yield context
+ctx = module_context("hotel-intents", DOCS)
 
 
 @pytest.mark.parametrize("question, doc_id", [

@@ -13,8 +13,8 @@ a LanceDB index (HashingEmbedder), ask."""
 from __future__ import annotations
 
 import pytest
-from corpus_context import corpus_context
 from corpus_context import governed_doc as _doc
+from corpus_context import module_context
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.coverage import coverage, restates_definition
@@ -33,10 +33,7 @@ DOCS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def ctx(tmp_path_factory):
-    with corpus_context(tmp_path_factory.mktemp("edu"), DOCS) as context:
-        yield context
+ctx = module_context("edu", DOCS)
 
 
 @pytest.mark.parametrize("question", [
