@@ -44,3 +44,32 @@ def test_a_word_two_domains_name_alike_is_asked_back(ctx, question):
 def test_a_word_of_one_name_settles_it(ctx, question, doc_id):
     resp = ask(ctx, question, "analyst")
     assert resp.action == "answer" and [e.doc_id for e in resp.evidence] == [doc_id]
+
+
+def test_a_word_beside_a_shared_name_that_one_objects_other_names_hold_settles_it():
+    """Two metrics named "availability rate" in two domains: "the availability rate for
+    vehicles" is the fleet one, whose other name is "vehicle availability rate"; a date's
+    number or the shared name alone settles nothing (canon/ask/pipeline.py,
+    `_settled_by_other_names`)."""
+    import datetime as dt
+
+    from canon.ask.pipeline import AskContext
+    from canon.models.documents import Document
+    from canon.registry.policy import Policy
+
+    def metric(domain: str, alias: str, text: str) -> Document:
+        return Document(doc_id=f"metric.{domain}_availability.v1", object_id=f"metric.{domain}.availability_rate",
+                        kind="metric_definition", title=f"Availability rate ({domain}) governed definition v1",
+                        status="approved", authority=100, version="1", valid_from=dt.date(2025, 1, 1),
+                        allowed_roles=("analyst",), text=text, metadata={"aliases": [alias]})
+
+    ctx = AskContext(docs=[
+        metric("fleet", "vehicle availability rate", "Availability rate is the share of vehicle days in service."),
+        metric("network", "link availability rate", "Availability rate is the share of minutes each link is up."),
+    ], policy=Policy(), log_answers=False)
+    for q, doc_id in (("What is the availability rate for vehicles?", "metric.fleet_availability.v1"),
+                      ("How is the availability rate of links defined?", "metric.network_availability.v1")):
+        resp = ask(ctx, q, "analyst")
+        assert resp.action == "answer" and [e.doc_id for e in resp.evidence] == [doc_id], q
+    for q in ("What is the availability rate?", "Availability rate definition for 2026-06-30"):
+        assert ask(ctx, q, "analyst").reason == "ambiguous_object", q

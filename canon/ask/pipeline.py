@@ -36,6 +36,7 @@ from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailab
 from canon.ask.understanding import compounds
 from canon.ask.understanding.counted_condition import counts_within, unstated_condition
 from canon.ask.understanding.coverage import (
+    BOUNDARY,
     MEASURE_NOUNS,
     coverage,
     describes,
@@ -487,9 +488,30 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     rank = min(_kind_order(c, kinds_named) for c in top)
     top = [c for c in top if _kind_order(c, kinds_named) == rank]
     if len(top) > 1:
+        settled = _settled_by_other_names(ctx, top, p.text)
+        if settled is not None:
+            return settled, []
         return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
                       for c in sorted(top, key=lambda c: c.object_id)]
     return top[0].object_id, []
+
+
+def _settled_by_other_names(ctx, tied: list[ObjectMatch], question: str) -> str | None:
+    """Of objects tied on one name in different domains, the one whose other names or domain
+    hold a word of the question beyond that name, when only one does ("the retention rate for
+    employees": the people metric is also the "employee retention rate")."""
+    # Content words only: a date's "30" is no word of "day 30 retention rate".
+    words = [w for w in normalize(question).split() if w.isalpha() and w not in BOUNDARY]
+    hits = {}
+    for c in tied:
+        entry = ctx.catalog[c.object_id]
+        own = set(c.name.split())
+        other = {w for n in entry.names if n != c.name for w in n.split()} | set(normalize(_humanize(entry.domain)).split())
+        other -= own
+        hits[c.object_id] = sum(any(_same_word(w, o) for o in other) for w in words if w not in own)
+    best = max(hits.values())
+    winners = [o for o, n in hits.items() if n == best]
+    return winners[0] if best > 0 and len(winners) == 1 else None
 
 
 def _measured_model(intent: str, kinds: set[str], question: str, cov) -> bool:
