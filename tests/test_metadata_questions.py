@@ -93,8 +93,10 @@ def test_the_keeper_is_asked_by_a_verb_of_keeping_after_who_or_a_team_noun():
     """"Which group maintains X", "what team looks after X" ask for the owner as "who owns X"
     does; "who" opening a relative clause of a description asks for no owner."""
     asks = ["Which group maintains fct_meter_reads?", "What team looks after fct_meter_reads?",
+            "Who maintained fct_meter_reads in 2025?", "Who was responsible for fct_meter_reads?",
             "Which department is responsible for fct_meter_reads?", "Who looks after fct_meter_reads?"]
     assert all("owner" in detect_intents(q) for q in asks)
     describes = ["How is the share of customers who managed a renewal defined?",
+                 "What is the share of customers who maintained a balance?",
                  "What is the number of meters which runs on prepaid tariffs?"]
     assert not any("owner" in detect_intents(q) for q in describes)

@@ -336,8 +336,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     concept, options = _pick_concept(p, ctx, view, kinds_named)
     t = timings.mark("resolve", t)
     if options:
-        return Response(action="clarify", role=role, options=options, reason="ambiguous_object",
-                        answer="Several governed objects match that name; which one do you mean?")
+        return _which_object(role, options)
     if concept is None and p.intent == "freshness":
         # A freshness question about a source table it names ("is raw.app.events fresh?"), or
         # names by the words of its last segment ("is the scan events table fresh?"): the table
@@ -997,14 +996,19 @@ def _same_phrase_elsewhere(ctx, d: Document, candidates: list[Document], covs: d
     return out
 
 
-def _ambiguous(ctx, docs: list[Document], role: str, p: ParsedQuestion) -> Response:
-    """The clarification `_answer` gives for `_pick_concept`'s options, for objects discovery found."""
-    # The title of the retrieved revision: the same whether the context holds the whole registry
-    # or the part the question reads (canon/ask/scope.py).
-    first = {d.object_id: d for d in reversed(docs)}
-    options = [{"object_id": o, "domain": ctx.catalog[o].domain, "title": first[o].title} for o in sorted(first)]
-    return Response(action="clarify", role=role, as_of=p.as_of, options=options, reason="ambiguous_object",
+def _which_object(role: str, options: list[dict]) -> Response:
+    """The clarification for several governed objects one name matches (`options`:
+    {object_id, domain, title}), from `_pick_concept` or from discovery (`_discovered_options`)."""
+    return Response(action="clarify", role=role, options=options, reason="ambiguous_object",
                     answer="Several governed objects match that name; which one do you mean?")
+
+
+def _discovered_options(ctx, docs: list[Document]) -> list[dict]:
+    """`_which_object`'s options for objects discovery found, each titled by its retrieved
+    revision: the same whether the context holds the whole registry or the part the question
+    reads (canon/ask/scope.py)."""
+    first = {d.object_id: d for d in reversed(docs)}
+    return [{"object_id": o, "domain": ctx.catalog[o].domain, "title": first[o].title} for o in sorted(first)]
 
 
 def _no_matching_object(role: str, p: ParsedQuestion) -> Response:
@@ -1014,8 +1018,8 @@ def _no_matching_object(role: str, p: ParsedQuestion) -> Response:
 
 
 def _identifier_named_by_none(ctx, question: str, candidates: list[Document]) -> bool:
-    """The question writes an identifier ("fct_deliveries") that none of `candidates`' names
-    holds as one run of words (canon/ask/understanding/identifiers.py)."""
+    """The question writes an identifier ("fct_deliveries") that is none of `candidates`' names
+    (canon/ask/understanding/identifiers.py, `names_identifier`)."""
     return any(not any(names_identifier(ident, ctx.catalog[d.object_id].names) for d in candidates)
                for ident in identifiers(question))
 
@@ -1056,7 +1060,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
                 # The tie is in the names, not the ranks: any governed hit of the ten may share it.
                 tied = _same_phrase_elsewhere(ctx, d, governed + further, covs, p, described_as, role)
                 if tied:
-                    return None, _ambiguous(ctx, [d, *tied], role, p)
+                    return None, _which_object(role, _discovered_options(ctx, [d, *tied]))
                 return d.object_id, None
         # An identifier no governed hit names ("what is fct_deliveries") is the name of what the
         # question asks about, which does not exist: its words describe nothing.

@@ -12,8 +12,8 @@ from typing import Iterable
 
 from canon.ask.understanding.match import _same_word
 
-# snake_case with two parts at least, not inside a dotted relation ("raw.app.events_daily").
 _VERSION = re.compile(r"v\d+")
+# snake_case with two parts at least, not inside a dotted relation ("raw.app.events_daily").
 _IDENTIFIER = re.compile(r"(?<![\w.])[a-z][a-z0-9]*(?:_+[a-z0-9]+)+(?![\w.]*\w)", re.I)
 
 

@@ -40,8 +40,7 @@ INTENT_WORDS = {
     "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure", "how many"),
     # Questions about a document's governance metadata (owner, deprecation): read beside the
     # intent above, never instead of it (`ParsedQuestion.intent` does not return them).
-    "owner": ("who owns", "who owned", "owns", "owner", "owners", "owned by", "who is responsible", "who was responsible",
-              "who maintains", "who maintained", "maintained by"),
+    "owner": ("who owns", "owns", "owner", "owners", "owned by", "who is responsible", "who maintains", "maintained by"),
     "deprecation": ("deprecated", "deprecation", "being retired", "retired", "sunset", "end of life"),
 }
 
