@@ -41,6 +41,7 @@ from canon.ask.understanding.coverage import (
     coverage,
     describes,
     description_support,
+    grammar_word_in_name_place,
     measure_of,
     other_measure,
     renames,
@@ -350,7 +351,8 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         named = [m for m in p.matches if m.score >= DENY_MIN_SCORE and len(m.name.split()) >= 2
                  and m.object_id in view.shown_objects
                  and (_whole(m, p.text) or _names(ctx, m.object_id, p.text, role))
-                 and not _measured_model(p.intent, m.kinds, p.text, _coverage(ctx, m.object_id, p.text, role))]
+                 and not _measured_model(p.intent, m.kinds, p.text, _coverage(ctx, m.object_id, p.text, role))
+                 and not _goes_on_to_measure(_coverage(ctx, m.object_id, p.text, role))]
         if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
@@ -469,8 +471,7 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     # <growth>") names another measure, not it, whether or not that one is found.
     spans = [len(covs[m.object_id].phrase) for m in candidates if covs[m.object_id].covered]
     candidates = [m for m in candidates if covs[m.object_id].covered or (
-        (not spans or len(m.name.split()) >= max(spans))
-        and not any(w in MEASURE_NOUNS for w in covs[m.object_id].uncovered))]
+        (not spans or len(m.name.split()) >= max(spans)) and not _goes_on_to_measure(covs[m.object_id]))]
     if not candidates:
         return None, []
     if p.intent == "model":
@@ -493,6 +494,13 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
         return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
                       for c in sorted(top, key=lambda c: c.object_id)]
     return top[0].object_id, []
+
+
+def _goes_on_to_measure(cov) -> bool:
+    """The object phrase goes on past the object's names to a measure noun they lack ("leakage
+    <growth>", "the handle time <target>"): it names another measure, however whole the name
+    inside it."""
+    return any(w in MEASURE_NOUNS for w in cov.uncovered)
 
 
 def _settled_by_other_names(ctx, tied: list[ObjectMatch], question: str) -> str | None:
@@ -571,7 +579,8 @@ def _names_hidden(ctx, m: ObjectMatch, question: str, visible: list[ObjectMatch]
     if m.name in entry.stated:
         return False   # read from a text the role may not see: never grounds for a denial
     whole = _whole(m, question)
-    if not whole and any(o.score > m.score and _whole(o, question) for o in visible):
+    if not whole and any(o.score > m.score and _whole(o, question) and not _goes_on_to_measure(
+            coverage(question, ctx.catalog[o.object_id].names, {o.domain} - {""})) for o in visible):
         return False
     if whole and any(_outranks(o, m, question, kinds_named) for o in visible):
         return False
@@ -759,7 +768,10 @@ def _source_documents(ctx, sources: list[NamedSource], role: str) -> list[Docume
 def _names_or_describes(ctx, object_id: str, question: str, role: str, cov) -> bool:
     """A weak name match counts when the object's names cover the question's object phrase
     (`cov`, its `_coverage`), or, with no object phrase its names account for, when the
-    question describes the object."""
+    question describes the object. A grammar word written in the place of a name's word
+    (`grammar_word_in_name_place`) leaves the phrase named by nothing but a description."""
+    if cov.covered and grammar_word_in_name_place(question, cov.phrase, ctx.catalog[object_id].names):
+        return _described(ctx, object_id, question, role)
     return cov.covered and (bool(cov.phrase) or _described(ctx, object_id, question, role))
 
 
@@ -970,6 +982,8 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     if not (cov.covered and cov.phrase) or _asks_another_measure(ctx, d.object_id, question):
         return False
     if identifier_unnamed(question, cov.phrase, ctx.catalog[d.object_id].names):
+        return False
+    if grammar_word_in_name_place(question, cov.phrase, ctx.catalog[d.object_id].names):
         return False
     if _measure_words_only(ctx, d.object_id, cov.phrase):
         return _described(ctx, d.object_id, described_as, role)

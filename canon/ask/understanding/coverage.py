@@ -60,7 +60,11 @@ BOUNDARY = set(_STOP) | set(_MONTHS) | {
 MEASURE_NOUNS = {"rate", "rates", "ratio", "time", "duration", "score", "share", "percentage", "percent", "average",
                  "median", "cost", "costs", "price", "index", "margin", "volume", "hours", "minutes", "days",
                  "yield", "growth", "length", "size", "level", "frequency", "latency", "throughput",
-                 "utilization", "utilisation", "uptime", "revenue", "spend", "churn", "retention"}
+                 "utilization", "utilisation", "uptime", "revenue", "spend", "churn", "retention",
+                 # A value set for a measure is another object than its definition: "the handle
+                 # time <target>", "the headcount <budget>" ask for what a plan or a memo sets.
+                 *(w + s for w in ("target", "goal", "budget", "forecast", "threshold", "quota", "benchmark",
+                                   "baseline") for s in ("", "s"))}
 # Words naming an aggregate, by the aggregate they name (canon/ask/understanding/measure_shape.py).
 AGGREGATES = {
     "mean": ("mean", "average", "averaged", "avg"),
@@ -205,6 +209,37 @@ def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = f
     phrase = list(toks[lo:hi + 1])
     uncovered = [toks[i] for i in range(lo, hi + 1) if hit[i] and not covered[i] and toks[i] not in _STOP]
     return Coverage(not uncovered, phrase, uncovered)
+
+
+# How alike a grammar word must be to the name's word in its place for a fuzzy match of the
+# whole name to have read one as the other ("count" / "cost": 67, and the same first letter).
+_IN_PLACE_RATIO = 60
+
+
+def grammar_word_in_name_place(question: str, phrase: list[str], names: Iterable[str]) -> bool:
+    """A grammar or asking word written just where a name has a word the object phrase lacks,
+    and like it: "the delivery attempt <count> per parcel" beside cost per parcel. Coverage
+    leaves such words out of the phrase ("count", "total", "number" say what is asked), so "per
+    parcel" looks named while the question writes another word where the name has "cost" (the
+    fuzzy match of the whole name read one as the other)."""
+    toks = _words(question)
+    n = len(phrase)
+    if not n:
+        return False
+    for name in names:
+        nw = name.split()
+        for k in range(len(nw) - n + 1):
+            if not all(_same(a, b) for a, b in zip(nw[k:k + n], phrase)):
+                continue
+            for i in (i for i in range(len(toks) - n + 1) if list(toks[i:i + n]) == list(phrase)):
+                sides = ((i - 1, k - 1), (i + n, k + n))
+                for q, m in sides:
+                    if 0 <= q < len(toks) and 0 <= m < len(nw):
+                        t, w = toks[q], nw[m]
+                        if t.isalpha() and _is_boundary(t) and t != w and t[0] == w[0] \
+                                and fuzz.ratio(t, w) >= _IN_PLACE_RATIO:
+                            return True
+    return False
 
 
 def _slot_phrase(toks: tuple[str, ...], covered: list[bool]) -> Coverage:

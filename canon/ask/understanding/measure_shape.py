@@ -27,8 +27,9 @@ _AGGREGATE_OF = {w: {a for a, named in AGGREGATES.items() if w in named} for wor
 # "Over" followed by a stretch of time ("over the past 12 months") is a period, not a ratio.
 _RATIO = re.compile(r"\b(?:divided by|over(?! (?:the |a |its |their )?(?:past|last|previous|trailing|next|same|"
                     r"first|whole|entire|course|period|time|\d))|out of|as a share of|relative to|against)\b", re.I)
-# Dividing by a constant converts a unit ("divided by 3600"): it makes no mean or share.
-_BY_CONSTANT = re.compile(r"\b(?:divided by|over|per)\s+\d", re.I)
+# Dividing by a constant converts a unit ("divided by 3600"): it makes no mean or share. "Per"
+# a number of things ("contacts per 100 orders") scales a ratio and is one.
+_BY_CONSTANT = re.compile(r"\b(?:divided by|over)\s+\d|\bper\s+\d[\d,.]*\b(?!\s+(?!(?:to|and|or|in|of)\b)[a-z])", re.I)
 _RATIO_WORDS = re.compile(r"\b(?:divided by|over|per|out of|as a share of|relative to)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
 
@@ -41,9 +42,14 @@ _ARTICLES = ("the", "a", "an", "its", "their", "our")
 # Definitions run long: the aggregate words are found by two patterns, not word by word.
 _AGGREGATE_WORD = re.compile(
     r"\b(?:" + "|".join(sorted(set(_AGGREGATE_OF) - _VERB_TOO, key=len, reverse=True)) + r")\b", re.I)
+# They are nouns too at the head of a noun phrase an article opens ("the customer contact
+# count", "the weekly ticket count in June"), unless a verb's object or complement follows
+# ("the stays count as sold", "the agents share the queue").
 _AGGREGATE_NOUN = re.compile(
     r"\b(?:" + "|".join(_ARTICLES) + r")\s+(" + "|".join(sorted(_VERB_TOO)) + r")\b|\b("
-    + "|".join(sorted(_VERB_TOO)) + r")\s+of\b", re.I)
+    + "|".join(sorted(_VERB_TOO)) + r")\s+of\b|\b(?:" + "|".join(_ARTICLES) + r")\s+(?:[a-z][a-z-]*\s+){1,3}?("
+    + "|".join(sorted(_VERB_TOO)) + r")\b(?!\s+(?:as|toward|towards|against|among|that|the|a|an|their|its|our"
+    r"|with|up|on|only|in\s+(?:the|a|an|full))\b)", re.I)
 
 
 def aggregates(text: str) -> set[str]:
@@ -51,8 +57,8 @@ def aggregates(text: str) -> set[str]:
     found: set[str] = set()
     for w in {m.lower() for m in _AGGREGATE_WORD.findall(text)}:
         found |= _AGGREGATE_OF[w]
-    for a, b in _AGGREGATE_NOUN.findall(text):
-        found |= _AGGREGATE_OF[(a or b).lower()]
+    for groups in _AGGREGATE_NOUN.findall(text):
+        found |= _AGGREGATE_OF[next(g for g in groups if g).lower()]
     return found
 
 
