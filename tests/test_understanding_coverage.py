@@ -52,6 +52,11 @@ def _ref_boundary(w):
     return w in BOUNDARY or w.rstrip("s") in BOUNDARY or not w.isalnum() or any(c.isdigit() for c in w)
 
 
+def _ref_ends_phrase(toks, k):
+    # A subject pronoun's next word is its verb ("what do we <call> ..."), no word of a phrase.
+    return _ref_boundary(toks[k]) or (k > 0 and toks[k - 1] in {"i", "we", "you", "they"})
+
+
 def _ref_initialisms(names):
     out = set()
     for n in names:
@@ -66,7 +71,7 @@ def _ref_slot(toks, covered):
     for i, t in enumerate(toks):
         if t in cov_mod._SLOT_NOUNS:
             j = i
-            while j > 0 and not _ref_boundary(toks[j - 1]):
+            while j > 0 and not _ref_ends_phrase(toks, j - 1):
                 j -= 1
             phrase = toks[j:i]
             if phrase:
@@ -79,7 +84,7 @@ def reference_coverage(question, names, extra_words=frozenset()):
     vocab = {w for n in names for w in n.split()} | set(extra_words) | _ref_initialisms(names)
     cores = [[w for w in n.split() if w not in _STOP] for n in names]
     toks = [w.lower() for w in cov_mod._WORD.findall(question)]
-    hit = [not _ref_boundary(t) or t in vocab for t in toks]
+    hit = [not _ref_ends_phrase(toks, k) or t in vocab for k, t in enumerate(toks)]
     covered = [any(_ref_same(t, v) for v in vocab) if h else False for t, h in zip(toks, hit)]
     anchors = [i for i, t in enumerate(toks) if covered[i] and t not in _STOP]
     if not anchors:

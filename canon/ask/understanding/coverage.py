@@ -114,6 +114,16 @@ def _is_boundary(w: str) -> bool:
     return w in BOUNDARY or w.rstrip("s") in BOUNDARY or not w.isalnum() or any(c.isdigit() for c in w)
 
 
+# A subject pronoun's next word is its verb, whatever the verb ("what do we <call> network
+# egress spend", "how do you <track> churn"): no noun phrase takes it in.
+_SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "they"})
+
+
+def _ends_phrase(toks: tuple[str, ...], k: int) -> bool:
+    """`toks[k]` is no word of a noun phrase: a boundary word, or the verb of a subject pronoun."""
+    return _is_boundary(toks[k]) or (k > 0 and toks[k - 1] in _SUBJECT_PRONOUNS)
+
+
 def _initialisms(names: Iterable[str]) -> set[str]:
     """The initials of every run of two or more words of a name: "on time delivery rate" is
     written "otd" and "otdr" as readily as in full."""
@@ -176,7 +186,7 @@ def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = f
     ns = name_set(frozenset(names), frozenset(extra_words))
     vocab, cores = ns.vocab, ns.cores
     toks = _words(question)
-    hit = [not _is_boundary(t) or t in vocab for t in toks]
+    hit = [not _ends_phrase(toks, k) or t in vocab for k, t in enumerate(toks)]
     covered = [ns.vocab_words.has(t) if h else False for t, h in zip(toks, hit)]
     anchors = [i for i, t in enumerate(toks) if covered[i] and t not in _STOP]
     if not anchors:
@@ -247,7 +257,7 @@ def _slot_phrase(toks: tuple[str, ...], covered: list[bool]) -> Coverage:
     for i, t in enumerate(toks):
         if t in _SLOT_NOUNS:
             j = i
-            while j > 0 and not _is_boundary(toks[j - 1]):
+            while j > 0 and not _ends_phrase(toks, j - 1):
                 j -= 1
             phrase = list(toks[j:i])
             if phrase:
@@ -338,7 +348,9 @@ def describes(question: str, text: str) -> bool:
 # question may go on to restate the object's definition around it. It describes the object when
 # the phrase's other words stand where the name has words the phrase lacks (a paraphrase of
 # part of the name, not a modifier added before or after it: "<customer> return rate" beside
-# "return to sender rate" is another measure), the definition states them, at least
+# "return to sender rate" is another measure) or the definition states the whole phrase as one of
+# its parts ("last-mile handling cost" beside "cost per parcel", `_stated_part`), the
+# definition states them, at least
 # `RESTATED_BEYOND_PHRASE` of the question's content words outside the phrase are stated too,
 # and the whole question passes `describes`. The phrase's words must be stated outside the
 # definition's exclusions (`_counted_words`): "customer returns ... are not counted here" does not
@@ -381,14 +393,30 @@ _EXCLUSION_WORDS = frozenset({"not", "excluded", "exclude", "excludes", "excludi
 _SENTENCE = re.compile(r"[.;!?]+\s+")
 
 
+def _counted_sentences(text: str) -> list[tuple[str, ...]]:
+    """The words of each of `text`'s sentences that say nothing is left out."""
+    return [words for words in map(_words, _SENTENCE.split(text)) if not set(words) & _EXCLUSION_WORDS]
+
+
 def _counted_words(text: str) -> set[str]:
     """The words of `text`'s sentences that say nothing is left out."""
-    out: set[str] = set()
-    for sentence in _SENTENCE.split(text):
-        words = set(_words(sentence))
-        if not words & _EXCLUSION_WORDS:
-            out |= words
-    return out
+    return {w for words in _counted_sentences(text) for w in words}
+
+
+def _stated_part(phrase: list[str], text: str) -> list[str]:
+    """The longest end of `phrase`, two content words or more, that a counted sentence of
+    `text` holds side by side in its order ("last-mile handling cost", "network egress spend"
+    out of "takes network egress spend"): the definition lists it as one of its parts, so a
+    name's word inside it is the part's word, not a modifier put before the name. Empty when
+    there is none."""
+    words = [w for w in phrase if w not in _STOP]
+    sentences = [[w for w in sentence if w not in _STOP] for sentence in _counted_sentences(text)]
+    for start in range(len(words) - 1):
+        part = words[start:]
+        if any(all(_same(a, b) for a, b in zip(part, content[i:i + len(part)]))
+               for content in sentences for i in range(len(content) - len(part) + 1)):
+            return part
+    return []
 
 
 def restates_definition(question: str, cov: Coverage, names: Iterable[str], text: str) -> bool:
@@ -396,13 +424,14 @@ def restates_definition(question: str, cov: Coverage, names: Iterable[str], text
     object phrase (`cov`), which one of `names` holds in part. The phrase's own words must come
     from what the definition counts, not from what it excludes."""
     stated, counted = set(_words(text)), _counted_words(text)
-    uncovered = set(cov.uncovered)
+    part = _stated_part(cov.phrase, text)
+    phrase = part if set(part) & set(cov.uncovered) else cov.phrase
+    uncovered = set(cov.uncovered) & set(phrase)
     if not uncovered or not all(_uses(counted, w) for w in uncovered):
         return False
-    if not any(_in_name_gap(cov.phrase, uncovered, _words(n)) for n in names):
+    if phrase is cov.phrase and not any(_in_name_gap(phrase, uncovered, _words(n)) for n in names):
         return False
-    phrase = set(cov.phrase)
-    outside = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t) and t not in phrase]
+    outside = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t) and t not in set(phrase)]
     return sum(1 for t in outside if _uses(stated, t)) >= RESTATED_BEYOND_PHRASE and describes(question, text)
 
 
@@ -412,9 +441,9 @@ def _measure_phrases(toks: tuple[str, ...]):
     verb), with its modifiers back to the first grammar word."""
     for i, t in enumerate(toks):
         head = i + 1 == len(toks) or _is_boundary(toks[i + 1])
-        if t in MEASURE_NOUNS and head and i > 0 and not _is_boundary(toks[i - 1]):
+        if t in MEASURE_NOUNS and head and i > 0 and not _ends_phrase(toks, i - 1):
             j = i
-            while j > 0 and not _is_boundary(toks[j - 1]):
+            while j > 0 and not _ends_phrase(toks, j - 1):
                 j -= 1
             yield toks[j:i + 1]
 
