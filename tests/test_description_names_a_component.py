@@ -19,6 +19,7 @@ from corpus_context import governed_doc, module_context
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.coverage import _stated_part, coverage
+from canon.ask.understanding.parse import detect_intents
 
 AS_OF = dt.date(2026, 10, 31)
 
@@ -77,3 +78,11 @@ def test_the_verb_after_a_subject_pronoun_is_no_word_of_the_phrase():
 def test_the_metric_asked_for_by_name_is_answered(ctx):
     resp = ask(ctx, "What is spend per active tenant?", "analyst", as_of=AS_OF)
     assert resp.action == "answer" and [e.doc_id for e in resp.evidence] == ["metric.spend_per_active_tenant.v1"]
+
+
+def test_a_freshness_word_before_what_is_counted_asks_no_freshness():
+    assert "freshness" not in detect_intents("What do we call loaded kilometres driven by the fleet?")
+    assert "freshness" not in detect_intents("What share of late deliveries does it count?")
+    assert "freshness" in detect_intents("Is the carrier charges data loaded yet?")
+    assert "freshness" in detect_intents("When was the parcel data last loaded?")
+    assert "freshness" in detect_intents("Is the orders table late today?")

@@ -11,6 +11,7 @@ from typing import Iterable
 from rapidfuzz import fuzz
 
 from canon.ask.understanding import temporal
+from canon.ask.understanding.coverage import _is_boundary
 from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_objects, normalize
 from canon.ask.understanding.named_sources import NamedSource, extract_named_sources, outside_claims
 from canon.core.dates import find_date
@@ -147,6 +148,23 @@ INTENT_PATTERNS = {
 }
 
 
+# Words after which a freshness modifier says the state of data ("is the data <loaded> yet",
+# "has it been <loaded>", "the orders data <late> again").
+_BEFORE_A_STATE = frozenset({"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "getting",
+                             "last", "already", "just", "fully", "not", "still", "data", "table", "tables",
+                             "running", "arrive", "arrived", "arrives", "arriving", "it", "they"})
+
+
+def _modifiers_before_nouns(q: str) -> bool:
+    """Each freshness modifier of `q` stands before a word that no noun phrase ends at ("what do
+    we call <loaded> kilometres driven …", "the share of <late> deliveries"): it says what the
+    counted things are. "When was it last loaded", "is the data late today" end a phrase."""
+    toks = q.split()
+    at = [k for k, t in enumerate(toks) if t in FRESHNESS_MODIFIERS]
+    return bool(at) and all(k + 1 < len(toks) and not _is_boundary(toks[k + 1])
+                            and not (k and toks[k - 1] in _BEFORE_A_STATE) for k in at)
+
+
 def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
     """Intent words of the question outside the `names` of the objects it matched."""
     q = _without_names(f" {normalize(question)} ", names)
@@ -162,7 +180,7 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
     asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS)
     if "value" in found and asks_definition:
         found.discard("value")
-    if "freshness" in found and asks_definition and not any(
+    if "freshness" in found and (asks_definition or _modifiers_before_nouns(q)) and not any(
             f" {w} " in q for w in INTENT_WORDS["freshness"] if w not in FRESHNESS_MODIFIERS) and not any(
             p.search(q) for p in INTENT_PATTERNS["freshness"]):
         found.discard("freshness")
