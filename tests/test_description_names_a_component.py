@@ -2,10 +2,12 @@
 spend, storage spend and network egress spend, divided by the tenants that made an API call")
 finds that metric even when a part it names holds the metric's first word ("... egress spend"
 beside "spend per active tenant") and when a verb stands before the part ("what do we call
-network egress spend ...": a subject pronoun's verb is no word of the phrase). Such a phrase reads like a modifier put before the name
-("marketing spend per active tenant" is another measure), so it is accepted only when the
-definition states the phrase whole, outside what it excludes, and the question restates more
-of the definition beside it (canon/ask/understanding/coverage.py `restates_definition`).
+network egress spend ...": a subject pronoun's verb is no word of the phrase). Such a phrase
+reads like a modifier put before the name ("<customer> return rate" beside return to sender
+rate is another measure), so it is accepted only when the definition states the phrase whole,
+outside what it excludes, and the question restates more of the definition beside it
+(canon/ask/understanding/coverage.py `restates_definition`). A freshness word before what a
+description counts ("loaded kilometres") asks no freshness (parse.py `_modifiers_before_nouns`).
 
 A cloud cost (FinOps) domain no gold set uses, through the real pipeline: the contract gate, a
 LanceDB index (HashingEmbedder), ask."""

@@ -423,6 +423,8 @@ def restates_definition(question: str, cov: Coverage, names: Iterable[str], text
     """`text` (an object's names and definitions) restates what the question says around its
     object phrase (`cov`), which one of `names` holds in part. The phrase's own words must come
     from what the definition counts, not from what it excludes."""
+    if not cov.uncovered:
+        return False
     stated, counted = set(_words(text)), _counted_words(text)
     part = _stated_part(cov.phrase, text)
     phrase = part if set(part) & set(cov.uncovered) else cov.phrase
@@ -431,7 +433,8 @@ def restates_definition(question: str, cov: Coverage, names: Iterable[str], text
         return False
     if phrase is cov.phrase and not any(_in_name_gap(phrase, uncovered, _words(n)) for n in names):
         return False
-    outside = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t) and t not in set(phrase)]
+    in_phrase = set(phrase)
+    outside = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t) and t not in in_phrase]
     return sum(1 for t in outside if _uses(stated, t)) >= RESTATED_BEYOND_PHRASE and describes(question, text)
 
 
