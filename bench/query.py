@@ -17,6 +17,7 @@ from bench.questions import build_retriever, governed_questions, peer_queries
 from bench.settings import CANDIDATES, CONTRACT, ROLE, SEARCH_K, TODAY
 from bench.timing import log, now, pct
 from bench.workdir import fresh_dir
+from canon.ask.answer_log import HeldAnswerLog
 from canon.ask.pipeline import RETRIEVE_COLUMNS, AskContext, Timings, ask
 from canon.index import publish as index
 from canon.index import search as index_search
@@ -64,7 +65,11 @@ def case_query(p: dict[str, Any]) -> dict[str, Any]:
     tbl.checkout(int(rev["lance_version"]))
     res["chunks"] = tbl.count_rows()
     res["docs"] = len(docs)
-    ctx = AskContext(docs=docs, policy=policy, con=con, retriever=build_retriever(ws, con, emb, docs))
+    # Answers are logged as the context server logs them (canon/serve/state.py: one SQLite
+    # connection held between answers), not into the DuckDB registry no serving path writes.
+    answer_log = HeldAnswerLog(ws / "answer_log.sqlite")
+    ctx = AskContext(docs=docs, policy=policy, con=con, retriever=build_retriever(ws, con, emb, docs),
+                     answer_store=answer_log)
     flt = index_search.build_prefilter(ROLE)
     cols = list(RETURN_COLUMNS)
 
@@ -146,6 +151,7 @@ def case_query(p: dict[str, Any]) -> dict[str, Any]:
         runs.append(one_pass(record_actions=(r == 0)))
         log(f"query[{p['label']}] pass {r + 1}/{passes}: ask p95 {runs[-1]['ask']['p95_ms']:.1f} ms, search p95 "
             f"{runs[-1]['search']['p95_ms']:.1f} ms, bare hybrid p95 {runs[-1]['bare']['p95_ms']:.1f} ms")
+    answer_log.close()
     con.close()
     res["passes"] = runs
     res["queries"] = {"peer": len(queries), "governed": len(gov), "examples": queries[:3] + gov[:2]}

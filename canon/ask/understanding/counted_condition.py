@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from canon.ask.understanding.coverage import _MEASURES_OF_ROWS, _is_boundary, _uses, _words
+from canon.ask.understanding.coverage import _MEASURES_OF_ROWS, _is_boundary, _uses, _words, text_words
 from canon.ask.understanding.measure_shape import _sides
 
 # Participles that say how a measure is made or reported, not which things it counts.
@@ -91,7 +91,7 @@ def unstated_condition(question: str, text: str) -> list[str]:
     conditions = _conditions(question)
     if not conditions:
         return []
-    stated = set(_words(text))
+    stated = text_words(text)
     return [w for w in conditions if not _uses(stated, w)]
 
 

@@ -160,6 +160,35 @@ class WordSet:
         return got
 
 
+class TextWords(WordSet):
+    """A text's words (an object's names and definitions) for `_uses`: a word holds in it in
+    some form (`_same_stem`) when `WordSet.has` finds it (`_same`), when one of the text's
+    words has its Snowball stem, or when one shares its first five letters and `shares_stem`.
+    Looked up rather than compared with each of the text's words: a candidate's definitions
+    run to hundreds of words, and a question with many candidates compared each content word
+    with all of them (most of the resolve step's time over a large catalog, bench/query.py)."""
+
+    __slots__ = ("snowball", "by_prefix")
+
+    def __init__(self, words: Iterable[str]):
+        super().__init__(words)
+        self.snowball = frozenset(stem(w) for w in self.words)
+        by_prefix: dict[str, list[str]] = {}
+        for w in self.words:
+            if len(w) >= 5:   # shares_stem needs five letters in common from the start
+                by_prefix.setdefault(w[:5], []).append(w)
+        self.by_prefix = by_prefix
+
+    def uses(self, t: str) -> bool:
+        return (t in self.words or stem(t) in self.snowball
+                or any(shares_stem(t, v) for v in self.by_prefix.get(t[:5], ())) or self.has(t))
+
+
+@lru_cache(maxsize=1024)
+def text_words(text: str) -> TextWords:
+    return TextWords(_words(text))
+
+
 @dataclass(frozen=True)
 class NameSet:
     """What `coverage` derives from an object's names, computed once per set of names (a
@@ -322,16 +351,17 @@ def renames(question: str, names: Iterable[str]) -> bool:
     return False
 
 
-def _uses(words: set[str], t: str) -> bool:
-    """`words` (a text's) hold `t` in some form of the word (`_same_stem`)."""
-    return t in words or any(_same_stem(t, v) for v in words)
+def _uses(words: TextWords, t: str) -> bool:
+    """`words` (a text's) hold `t` in some form of the word: `any(_same_stem(t, v) for v in
+    words)`, looked up (`TextWords.uses`)."""
+    return words.uses(t)
 
 
 def description_support(question: str, text: str) -> tuple[int, int]:
     """(the question's content words that `text` uses, in any form of the word; its content
     words): every word that is not grammar, a date or a word saying what is asked."""
     content = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t)]
-    used_words = set(_words(text))
+    used_words = text_words(text)
     return sum(1 for t in content if _uses(used_words, t)), len(content)
 
 
@@ -425,7 +455,7 @@ def restates_definition(question: str, cov: Coverage, names: Iterable[str], text
     from what the definition counts, not from what it excludes."""
     if not cov.uncovered:
         return False
-    stated, counted = set(_words(text)), _counted_words(text)
+    stated, counted = text_words(text), TextWords(_counted_words(text))
     part = _stated_part(cov.phrase, text)
     phrase = part if set(part) & set(cov.uncovered) else cov.phrase
     uncovered = set(cov.uncovered) & set(phrase)
@@ -470,7 +500,7 @@ def unstated_measure(question: str, text: str) -> list[str]:
     object, however many of its other words the definition uses. A paraphrase of the object's
     own measure ("agent working <minutes>", "viewing <hours>", "local <time>") states its
     modifiers. Empty when there is none."""
-    stated = set(_words(text))
+    stated = text_words(text)
     for phrase in _measure_phrases(_words(question)):
         if not all(_uses(stated, w) for w in phrase[:-1]):
             return list(phrase)
