@@ -343,6 +343,15 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         # names by the words of its last segment ("is the scan events table fresh?"): the table
         # is what it asks about, before any object retrieval finds for those words.
         resp = (_table_freshness(ctx, p, role) if p.tables else None) or _table_freshness(ctx, p, role, by_words=True)
+        if resp is None:
+            # Or the snapshot it names ("are the logistics raw loads fresh?"): observed text is the
+            # authority on freshness, not a document to refuse as not authoritative.
+            snapshot, options = _named_snapshot(ctx, p, view)
+            if options:
+                timings.mark("resolve", t)
+                return _which_object(role, options)
+            if snapshot is not None:
+                resp = _freshness(ctx, p, role, snapshot, view)
         if resp is not None:
             timings.mark("resolve", t)
             return resp
@@ -352,7 +361,10 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                  and m.object_id in view.shown_objects
                  and (_whole(m, p.text) or _names(ctx, m.object_id, p.text, role))
                  and not _measured_model(p.intent, m.kinds, p.text, _coverage(ctx, m.object_id, p.text, role))
-                 and not _goes_on_to_measure(_coverage(ctx, m.object_id, p.text, role))]
+                 and not _goes_on_to_measure(_coverage(ctx, m.object_id, p.text, role))
+                 # A snapshot family is the authority on freshness, not a document to refuse: one a
+                 # freshness question did not name (`_named_snapshot`) is not its object.
+                 and not (p.intent == "freshness" and m.kinds == {"freshness_snapshot"})]
         if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
@@ -494,6 +506,25 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
         return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
                       for c in sorted(top, key=lambda c: c.object_id)]
     return top[0].object_id, []
+
+
+def _named_snapshot(ctx, p: ParsedQuestion, view: RoleView) -> tuple[str | None, list[dict]]:
+    """The freshness snapshot family the question names (its id's last segment, or what its
+    snapshots' titles say they observe: `match.observed_name`), by names that account for the
+    question's object phrase, as `_pick_concept` requires of a governed object. The highest
+    score, then the most complete name, wins; families that still tie are asked back."""
+    found = [m for m in p.matches if m.kinds == {"freshness_snapshot"} and m.object_id in view.shown_objects
+             and _names(ctx, m.object_id, p.text, view.role)]
+    if not found:
+        return None, []
+    best = max(m.score for m in found)
+    top = [m for m in found if m.score >= best - 0.5]
+    longest = max(len(m.name) for m in top)
+    top = sorted({m.object_id: m for m in top if len(m.name) == longest}.values(), key=lambda m: m.object_id)
+    if len(top) == 1:
+        return top[0].object_id, []
+    return None, [{"object_id": m.object_id, "domain": m.domain, "title": view.shown_objects[m.object_id].title}
+                  for m in top]
 
 
 def _goes_on_to_measure(cov) -> bool:

@@ -94,6 +94,31 @@ def states_names(d) -> bool:
     return d.kind in STATING_KINDS and getattr(d.status, "value", d.status) == "approved" and bool(d.text)
 
 
+# A date, a time of day, an ISO timestamp and the zone written after a time.
+_WHEN = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[t ]\d{1,2}(?::?\d{2}){1,2}z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b|\butc\b",
+                   re.IGNORECASE)
+
+
+_SNAPSHOT_NOUNS = frozenset({"freshness", "snapshot", "snapshots"})
+
+
+def undated(title: str) -> str:
+    """`title` without the dates, times and zone it states."""
+    return " ".join(_WHEN.sub(" ", title).split())
+
+
+def observed_name(title: str) -> str:
+    """What a freshness snapshot's title says it observes: the title less its time and the
+    kind's own nouns after it ("Logistics raw loads freshness snapshot 2026-11-02 08:00 UTC" ->
+    "logistics raw loads"). The time picks one of the family's snapshots, and "freshness
+    snapshot" says what the document is, as "runbook" does; a question asks whether "the
+    logistics raw loads" are fresh."""
+    words = normalize(undated(title)).split()
+    while words and words[-1] in _SNAPSHOT_NOUNS:
+        words.pop()
+    return " ".join(words)
+
+
 def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
     """Names an object answers to: its id, its last id segment, its titles and declared aliases,
     initialisms derived from those, and the names its approved definitions state."""
@@ -108,6 +133,10 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
         if d.kind not in ("metric_definition", "lineage", "freshness_snapshot"):
             # Titles of versioned definitions repeat the concept name with noise ("v3 proposal").
             entry.names.add(normalize(d.title))
+        elif d.kind == "freshness_snapshot":
+            name = observed_name(d.title)
+            if len(name.split()) >= 2:   # "Freshness snapshot 2026-11-02", "Orders snapshot": too weak
+                entry.names.add(name)
         for alias in d.metadata.get("aliases", []) or []:
             entry.names.add(normalize(str(alias)))
         if states_names(d):

@@ -36,7 +36,7 @@ INTENT_WORDS = {
                 "dependencies", "dependency", "inputs", "provenance", "origin", "origins", "come out of",
                 "comes out of", "trace the data", "fed by", "built on", "relies on", "rely on"),
     "model": ("grain", "primary key", "model", "columns", "column", "table", "one row per"),
-    "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "late", "up to date", "up-to-date", "lag",
+    "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "slas", "late", "up to date", "up-to-date", "lag",
                   "how old", "latest load", "last load", "out of date", "refreshed", "snapshot"),
     "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure", "how many"),
     # Questions about a document's governance metadata (owner, deprecation): read beside the
