@@ -44,6 +44,10 @@ DOCS = [
     snapshot("freshness.billing.2026-05-04T0700Z", "freshness.billing.raw_loads",
              "Tariff billing raw loads freshness snapshot 2026-05-04 07:00 UTC", "2026-05-04T07:00:00Z",
              "raw.billing.invoices max_loaded_at 2026-05-04T06:50:00Z, SLA 2 hours."),
+    # a second family whose id segment is also "raw loads"
+    snapshot("freshness.outage.2026-05-04T0800Z", "freshness.outage.raw_loads",
+             "Outage tickets raw loads freshness snapshot 2026-05-04 08:00 UTC", "2026-05-04T08:00:00Z",
+             "raw.outage.tickets max_loaded_at 2026-05-04T07:55:00Z, SLA 1 hours."),
 ]
 
 ctx = module_context("energy", DOCS)
@@ -83,3 +87,10 @@ def test_a_family_the_question_does_not_name_is_neither_answered_nor_refused_as_
     assert resp.action == "abstain", (question, resp.action, resp.reason)
     assert resp.reason != "not_authoritative"
     assert not any(e.doc_id.startswith("freshness.") for e in resp.evidence)
+
+
+def test_two_families_a_name_names_alike_are_asked_back(ctx):
+    resp = ask(ctx, "Are the raw loads fresh?", "analyst", as_of=DAY)
+    assert resp.action == "clarify", (resp.action, resp.reason)
+    assert sorted(o["object_id"] for o in resp.options) == ["freshness.billing.raw_loads", "freshness.outage.raw_loads"]
+    assert not resp.evidence
