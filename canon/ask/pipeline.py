@@ -363,8 +363,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                  and not _measured_model(p.intent, m.kinds, p.text, _coverage(ctx, m.object_id, p.text, role))
                  and not _goes_on_to_measure(_coverage(ctx, m.object_id, p.text, role))
                  # A snapshot family is the authority on freshness, not a document to refuse: one a
-                 # freshness question did not name (`_named_snapshot`) is not its object.
-                 and not (p.intent == "freshness" and m.kinds == {"freshness_snapshot"})]
+                 # freshness question did not name (`_named_snapshot`) is not its object, and what
+                 # its titles say it observes ("revenue sources") is no document another question names.
+                 and m.kinds != {"freshness_snapshot"}]
         if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
