@@ -336,8 +336,11 @@ def _token_in(t: str, q_tokens: frozenset[str]) -> bool:
     return t in q_tokens or (len(t) >= 5 and any(fuzz.ratio(t, w) >= 88 and not prefixed(t, w) for w in q_tokens))
 
 
-def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: frozenset[str]) -> float:
-    hits = {t for t in distinctive if _token_in(t, q_tokens)}
+def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: frozenset[str],
+                 token_hits: set[str] | None = None) -> float:
+    """`token_hits`: every distinctive token of the catalog `_token_in` the question (the
+    `MatchIndex` finds them once per question); None tests this entry's own."""
+    hits = (distinctive & token_hits) if token_hits is not None else {t for t in distinctive if _token_in(t, q_tokens)}
     noun = any(n in q_tokens for k in entry.kinds for n in KIND_NOUNS.get(k, ()))
     if len(hits) >= 2 or (hits and noun):
         return 90.0 + min(len(hits), 5)
@@ -346,7 +349,8 @@ def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: frozenset[
 
 def _score_entry(entry: ObjectEntry, q: str, q_tokens: frozenset[str], distinctive: dict[str, set[str]],
                  threshold: float, core_scores: dict[str, float] | None = None,
-                 matched: set[str] | None = None, caps: frozenset[str] = frozenset()) -> ObjectMatch | None:
+                 matched: set[str] | None = None, caps: frozenset[str] = frozenset(),
+                 token_hits: set[str] | None = None) -> ObjectMatch | None:
     """The score of one catalog entry for the normalized question `q` (None below the threshold);
     `caps`: the question's words written in capitals (`capitalized_words`)."""
     best, best_name = 0.0, ""
@@ -363,7 +367,7 @@ def _score_entry(entry: ObjectEntry, q: str, q_tokens: frozenset[str], distincti
     for name in entry.exact:
         if f" {name} " in f" {q} ":
             best, best_name = 101.0, name
-    by_tokens = _token_score(entry, distinctive.get(entry.object_id, set()), q_tokens)
+    by_tokens = _token_score(entry, distinctive.get(entry.object_id, set()), q_tokens, token_hits)
     if by_tokens > best:
         best, best_name = by_tokens, "distinctive words"
     if entry.domain and f" {entry.domain} " in f" {q} ":
@@ -439,12 +443,13 @@ class MatchIndex:
     def candidates(self, q: str, threshold: float) -> tuple[set[str], dict[str, float]]:
         """(object ids that may reach `threshold`, partial_ratio of every name core that
         reaches the cutoff below it)."""
-        out, core_scores, _ = self.candidates_and_words(q, threshold)
+        out, core_scores, _, _ = self.candidates_and_words(q, threshold)
         return out, core_scores
 
-    def candidates_and_words(self, q: str, threshold: float) -> tuple[set[str], dict[str, float], set[str]]:
-        """`candidates`, and the name words some question word may stand for (equal, plural,
-        or within the fuzzy bound): a name with a word outside them cannot be `_scattered`."""
+    def candidates_and_words(self, q: str, threshold: float) -> tuple[set[str], dict[str, float], set[str], set[str]]:
+        """`candidates`, the name words some question word may stand for (equal, plural, or
+        within the fuzzy bound): a name with a word outside them cannot be `_scattered`, and the
+        distinctive tokens `_token_in` the question (what `_token_score` counts)."""
         q_words = q.split()
         q_tokens = set(q_words)
         out: set[str] = set()
@@ -471,14 +476,17 @@ class MatchIndex:
             for words, oid in self.rare_names.get(w, ()):
                 if words <= matched:
                     out.add(oid)
-        # 4. distinctive words (_token_score)
-        for w in q_tokens:
-            oid = self.token_owner.get(w)
-            if oid is not None:
-                out.add(oid)
-        hits = self.tokens_filter.ratio_any(sorted(q_tokens), 88 - _MARGIN)
-        out.update(self.token_owner[self.tokens_long[i]] for i in hits)
-        return out, core_scores, matched
+        # 4. distinctive words (_token_score): written, or (5+ letters) misspelled, as `_token_in`
+        # reads them; the bigram bound's strings are only those that can reach the ratio.
+        token_hits = {w for w in q_tokens if w in self.token_owner}
+        q_frozen = frozenset(q_tokens)
+        for i in self.tokens_filter.ratio_any(sorted(q_tokens), 88 - _MARGIN):
+            t = self.tokens_long[i]
+            out.add(self.token_owner[t])
+            if _token_in(t, q_frozen):
+                token_hits.add(t)
+        out.update(self.token_owner[t] for t in token_hits)
+        return out, core_scores, matched, token_hits
 
 
 def _match_index(catalog: dict[str, ObjectEntry], distinctive: dict[str, set[str]]) -> "MatchIndex | None":
@@ -518,13 +526,13 @@ def _match(question: str, catalog: dict[str, ObjectEntry], distinctive: dict[str
     q = normalize(question)
     q_tokens = frozenset(q.split())
     caps = capitalized_words(question) & q_tokens
-    core_scores = matched = None
+    core_scores = matched = token_hits = None
     if idx is None:
         entries = catalog.values()
     else:
-        ids, core_scores, matched = idx.candidates_and_words(q, threshold)
+        ids, core_scores, matched, token_hits = idx.candidates_and_words(q, threshold)
         entries = [catalog[oid] for oid in ids if oid in catalog]
-    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold, core_scores, matched, caps)
+    out = [m for m in (_score_entry(e, q, q_tokens, distinctive, threshold, core_scores, matched, caps, token_hits)
                                   for e in entries)
            if m is not None]
     return sorted(out, key=lambda m: (-m.score, m.object_id))
