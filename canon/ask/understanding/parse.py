@@ -38,7 +38,8 @@ INTENT_WORDS = {
     "model": ("grain", "primary key", "model", "columns", "column", "table", "one row per"),
     "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "slas", "late", "up to date", "up-to-date", "lag",
                   "how old", "latest load", "last load", "out of date", "refreshed", "snapshot"),
-    "value": ("what was", "how much", "value of", "total", "amount of", "number for", "figure", "how many"),
+    "value": ("what was", "what were", "how much", "value of", "total", "amount of", "number for", "figure",
+              "how many"),
     # Questions about a document's governance metadata (owner, deprecation): read beside the
     # intent above, never instead of it (`ParsedQuestion.intent` does not return them).
     "owner": ("who owns", "owns", "owner", "owners", "owned by", "who is responsible", "who maintains", "maintained by"),
@@ -165,6 +166,48 @@ def _modifiers_before_nouns(q: str) -> bool:
                             and not (k and toks[k - 1] in _BEFORE_A_STATE) for k in at)
 
 
+# "What was / what were" asks for whatever its noun phrase heads: a value ("what was the late
+# delivery rate in October"), unless the head is a word of another intent ("what was the
+# <source> of X", "what were the upstream <tables> of Y", "what was the <owner>"). The phrase
+# runs to the first preposition or relative word, or the question's end.
+_PAST_VALUE = ("what was", "what were")
+_DETERMINERS = frozenset({"the", "its", "their", "our", "his", "her", "a", "an"})
+_PHRASE_ENDS = frozenset({"of", "for", "behind", "in", "on", "at", "from", "that", "which", "feeding", "used", "by",
+                          "to", "as", "with", "when", "during", "under"})
+_OTHER_INTENT_WORDS = frozenset(w for intent, words in INTENT_WORDS.items() if intent != "value" for w in words
+                                ) | frozenset(DEFINITION_WORDS) | {"status", "schema"}
+
+
+def _heads_asked(q: str) -> list[str]:
+    """The last one and two words of each noun phrase "what was/were" asks for in `q`."""
+    toks = q.split()
+    heads = []
+    for k in range(len(toks) - 1):
+        if toks[k] != "what" or toks[k + 1] not in ("was", "were"):
+            continue
+        phrase = []
+        for t in toks[k + 2:]:
+            if t in _PHRASE_ENDS:
+                break
+            if phrase or t not in _DETERMINERS:
+                phrase.append(t)
+        if phrase:
+            heads.append(" ".join(phrase[-2:]))
+    return heads
+
+
+def _asks_another_thing(q: str) -> bool:
+    """`q` (normalized, space-padded) asks for a value only by "what was/were", and each phrase
+    they ask for is headed by a word of another intent (`_OTHER_INTENT_WORDS`)."""
+    others = [w for w in INTENT_WORDS["value"] if w not in _PAST_VALUE]
+    if any(f" {w} " in q for w in others):
+        return False
+    heads = _heads_asked(q)
+    return bool(heads) and all(
+        h in _OTHER_INTENT_WORDS or h.split()[-1] in _OTHER_INTENT_WORDS or h.split()[-1].rstrip("s") in _OTHER_INTENT_WORDS
+        for h in heads)
+
+
 def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
     """Intent words of the question outside the `names` of the objects it matched."""
     q = _without_names(f" {normalize(question)} ", names)
@@ -184,6 +227,8 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
             f" {w} " in q for w in INTENT_WORDS["freshness"] if w not in FRESHNESS_MODIFIERS) and not any(
             p.search(q) for p in INTENT_PATTERNS["freshness"]):
         found.discard("freshness")
+    if "value" in found and _asks_another_thing(q):
+        found.discard("value")
     if "downstream" in found:
         found.add("lineage")   # the lineage, walked the other way (canon/registry/graph.py)
     # "How many tables feed X" counts X's lineage: "how many" asks for a value only when no
