@@ -357,10 +357,49 @@ def _uses(words: TextWords, t: str) -> bool:
     return words.uses(t)
 
 
+# A clause asking for lineage ("which raw sources support it", "what upstream tables power the
+# …", "the raw tables behind it"): its adjectives and its verb say what is asked, never what the
+# object is. The verb is the word after the clause's noun when a grammar word follows it
+# ("support <it>"); "which data quality rules" has a noun there, not a verb.
+_CLAUSE_ADJECTIVES = frozenset({"raw", "upstream", "underlying", "source", "staging", "input", "landing"})
+_CLAUSE_NOUNS = frozenset({"source", "sources", "table", "tables", "model", "models", "data", "input", "inputs",
+                           "system", "systems", "dataset", "datasets", "feed", "feeds", "load", "loads"})
+# Clause nouns that are verbs too ("which tables <feed> it").
+_CLAUSE_VERBS = frozenset({"feed", "feeds", "load", "loads", "source", "sources", "model", "models", "input"})
+
+
+def _asking_clause(toks: tuple[str, ...]) -> set[int]:
+    """Positions of `toks` that belong to a clause asking for lineage: a clause noun after
+    "which"/"what" or after adjectives of the clause, those adjectives, and the verb after the
+    noun; only where the noun ends a phrase, by a grammar word or by a verb (a word a grammar
+    word follows: "which sources <support> it"). "Which data quality rules" is no such clause."""
+    out: set[int] = set()
+    n = len(toks)
+    for k, t in enumerate(toks):
+        if t not in _CLAUSE_NOUNS or (k + 1 < n and toks[k + 1] in _CLAUSE_NOUNS - _CLAUSE_VERBS):
+            continue   # "source <systems>": the noun is the last one
+        j = k - 1
+        while j >= 0 and toks[j] in _CLAUSE_ADJECTIVES:
+            j -= 1
+        opened = j >= 0 and toks[j] in ("which", "what")
+        if not opened and j == k - 1:
+            continue
+        ends = k + 1 == n or _is_boundary(toks[k + 1])
+        verb = not ends and (k + 2 == n or _is_boundary(toks[k + 2]))
+        if ends or verb:
+            out.update(range(j + 1, k + 1))
+            if verb and opened:
+                out.add(k + 1)
+    return out
+
+
 def description_support(question: str, text: str) -> tuple[int, int]:
     """(the question's content words that `text` uses, in any form of the word; its content
-    words): every word that is not grammar, a date or a word saying what is asked."""
-    content = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t)]
+    words): every word that is not grammar, a date, a word saying what is asked or a word of a
+    clause asking for lineage (`_asking_clause`)."""
+    toks = _words(question)
+    clause = _asking_clause(toks)
+    content = list(dict.fromkeys(t for k, t in enumerate(toks) if k not in clause and not _is_boundary(t)))
     used_words = text_words(text)
     return sum(1 for t in content if _uses(used_words, t)), len(content)
 
