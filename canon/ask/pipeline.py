@@ -36,6 +36,7 @@ from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailab
 from canon.ask.understanding import compounds
 from canon.ask.understanding.counted_condition import counts_within, unstated_condition
 from canon.ask.understanding.coverage import (
+    AGGREGATES,
     BOUNDARY,
     MEASURE_NOUNS,
     coverage,
@@ -335,6 +336,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             return Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized")
 
     concept, options = _pick_concept(p, ctx, view, kinds_named)
+    if concept is not None and _asks_for_a_metric(p, kinds_named) and ctx.catalog[concept].kinds == {"model_schema"}:
+        concept = _metric_of_model_name(ctx, concept, p.text, view) or concept
+        view = ctx.view(role)
     t = timings.mark("resolve", t)
     if options:
         return _which_object(role, options)
@@ -507,6 +511,53 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
         return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
                       for c in sorted(top, key=lambda c: c.object_id)]
     return top[0].object_id, []
+
+
+# What a dbt model's name starts with to say its layer, not what it holds ("fct_overdraft_fees").
+_LAYER_PREFIXES = frozenset({"fct", "fact", "dim", "stg", "int", "mart", "agg", "rpt", "obt", "base"})
+# The words a metric's name puts before what its model holds to say how it aggregates it
+# ("total overdraft fees", "average loan balance"): canon/ask/understanding/coverage.py AGGREGATES.
+_AGGREGATE_WORDS = frozenset(w for words in AGGREGATES.values() for w in words)
+
+
+def _asks_for_a_metric(p: ParsedQuestion, kinds_named: frozenset[str]) -> bool:
+    """The question asks for a definition or a value, not about a model: no model noun ("the
+    overdraft fees model", "the table"), no model, lineage or metadata intent, and no
+    identifier written ("fct_overdraft_fees" names the model itself)."""
+    return (p.intent in ("definition", "value") and "model_schema" not in kinds_named
+            and not p.intents & METADATA_INTENTS and not identifiers(p.text))
+
+
+def _metric_of_model_name(ctx, model_id: str, question: str, view: RoleView) -> str | None:
+    """The one visible metric that the model `model_id` implements and whose name is the
+    model's name (its layer prefix aside) with aggregate words before it: "overdraft fees"
+    names fct_overdraft_fees whole, but a question asking for its definition or its value asks
+    for the total overdraft fees, the governed metric the model's rows are summed into. A
+    model's rows have no definition or value of their own. None when no metric, or more than
+    one, is named so (then the model stays what the question names)."""
+    words = model_id.rsplit(".", 1)[-1].lower().split("_")
+    while len(words) > 1 and words[0] in _LAYER_PREFIXES:
+        words = words[1:]
+    held = [w.rstrip("s") for w in words if w]
+    found = []
+    for oid, entry in ctx.catalog.items():
+        if "metric_definition" not in entry.kinds or oid not in view.shown_objects:
+            continue
+        for name in entry.names:
+            nw = name.split()
+            if len(nw) > len(held) and [w.rstrip("s") for w in nw[-len(held):]] == held and all(
+                    w in _AGGREGATE_WORDS for w in nw[:-len(held)]):
+                found.append(oid)
+                break
+    if len(found) != 1:
+        return None
+    ctx.ensure_concept(found[0])
+    now = ctx.view(view.role)
+    # The metric names the model as its implementation: by id in its text, or dbt's link (`links.linked`).
+    implements = any(d.status == Status.approved and (
+        model_id in d.text or getattr(now.by_id.get(str(d.metadata.get("model_doc_id"))), "object_id", None) == model_id)
+        for d in ctx.by_object.get(found[0], []) if d.doc_id in now.shown_ids)
+    return found[0] if implements else None
 
 
 def _named_snapshot(ctx, p: ParsedQuestion, view: RoleView) -> tuple[str | None, list[dict]]:
