@@ -57,6 +57,14 @@ def _options(docs: list[Document], spans: dict[str, tuple[dt.date, dt.date]] | N
 def pick(revisions: list[Document], ref: VersionRef, clock: dt.date) -> tuple[Document | None, str]:
     """The revision `ref` names and how it was found; None when no revision is so named."""
     approved = _approved(revisions)
+    if ref.number is not None and ref.step:
+        side = "before" if ref.step < 0 else "after"
+        how = f"the approved revision {side} version {ref.number}"
+        named = [d for d in approved if _version_key(d.version) == ref.number]
+        if not named:
+            return None, how
+        i = approved.index(named[0]) + ref.step
+        return (approved[i] if 0 <= i < len(approved) else None), how
     if ref.number is not None:
         named = [d for d in revisions if _version_key(d.version) == ref.number]
         named.sort(key=lambda d: (d.status != Status.approved, d.valid_from, d.doc_id))
@@ -101,7 +109,7 @@ def by_version(revisions: list[Document], concept: str, refs: tuple[VersionRef, 
             return Selection(response=Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized"))
         return Selection(response=Response(
             action="clarify", role=role, reason="version_not_found", options=_options(approved),
-            answer=f"{concept} has no {how}; its approved revisions are "
+            answer=f"{concept} has no {how.removeprefix('the ')}; its approved revisions are "
                    + ", ".join(f"version {d.version} ({period_label(d)})" for d in approved) + ". Which one do you mean?"))
     denied = _authorized(revisions, doc, role, policy)
     if denied is not None:

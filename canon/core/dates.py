@@ -82,19 +82,26 @@ def numeric_date(phrase: str, *, source: str = "question") -> dt.date:
     return readings[0]
 
 
-def find_date(text: str, *, source: str = "question") -> dt.date | None:
-    """The first full date named in the text (ISO, 'June 30, 2026', '1 February 2026',
-    '31/08/2026'). A numeric date that reads two ways raises `AmbiguousDate`."""
-    hits: list[tuple[int, dt.date]] = []
+def date_spans(text: str, *, source: str = "question") -> list[tuple[int, int, dt.date]]:
+    """Every full date named in the text as (start, end, day), in text order (ISO, 'June 30,
+    2026', '1 February 2026', '31/08/2026'). A numeric date that reads two ways raises
+    `AmbiguousDate`."""
+    hits: list[tuple[int, int, dt.date]] = []
     for m in NUMERIC.finditer(text):
-        hits.append((m.start(), numeric_date(m[0], source=source)))
+        hits.append((m.start(), m.end(), numeric_date(m[0], source=source)))
     for m in ISO.finditer(text):
-        hits.append((m.start(), _real(int(m[1]), int(m[2]), int(m[3]), m[0], source)))
+        hits.append((m.start(), m.end(), _real(int(m[1]), int(m[2]), int(m[3]), m[0], source)))
     for m in MDY.finditer(text):
-        hits.append((m.start(), _real(int(m[3]), MONTHS[m[1].lower()], int(m[2]), m[0], source)))
+        hits.append((m.start(), m.end(), _real(int(m[3]), MONTHS[m[1].lower()], int(m[2]), m[0], source)))
     for m in DMY.finditer(text):
-        hits.append((m.start(), _real(int(m[3]), MONTHS[m[2].lower()], int(m[1]), m[0], source)))
-    return min(hits)[1] if hits else None
+        hits.append((m.start(), m.end(), _real(int(m[3]), MONTHS[m[2].lower()], int(m[1]), m[0], source)))
+    return sorted(hits)
+
+
+def find_date(text: str, *, source: str = "question") -> dt.date | None:
+    """The first full date named in the text (`date_spans`)."""
+    hits = date_spans(text, source=source)
+    return hits[0][2] if hits else None
 
 
 def find_month(text: str, *, source: str = "question") -> tuple[dt.date, dt.date] | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from dateutil.relativedelta import relativedelta
 
-from canon.core.dates import MONTH_NAMES, MONTHS, AmbiguousDate
+from canon.core.dates import MONTH_NAMES, MONTHS, AmbiguousDate, date_spans
 from canon.core.errors import CanonInputError
 
 Period = tuple[dt.date, dt.date]   # half-open [start, end)
@@ -34,6 +34,7 @@ class VersionRef:
     number: str | None = None
     ordinal: int | None = None
     relative: str | None = None
+    step: int = 0   # the approved revision before (-1) or after (+1) the one named ("prior to v2")
 
 
 @dataclass
@@ -211,11 +212,82 @@ def find_period(text: str, *, source: str = "question") -> tuple[Period | None, 
         raise CanonInputError(source, f"{m[0]!r} is outside the dates Canon can report on "
                                       "(years 1 to 9999, a whole period)") from None
     before, after = text[max(0, m.start() - 20):m.start()], text[m.end():m.end() + 12]
+    relation = relation_before(text, m.start())
+    if relation == "before":
+        return None, f"before {label}", period[0] - dt.timedelta(days=1)
+    if relation == "after":
+        return None, f"after {label}", period[1]
     if _END_BEFORE.search(before) or _END_AFTER.search(after):
         return None, f"the end of {label}", period[1] - dt.timedelta(days=1)
     if _START_BEFORE.search(before):
         return None, f"the start of {label}", period[0]
     return period, label, None
+
+
+# ---------------------------------------------------------------- ranges and relations
+
+# What joins the two ends of a range: "2026-07-01 to 2026-09-30", "July–September 2026",
+# "from … through …". "And" joins them only after "between" ("June and July" may be two periods).
+_JOIN = r"(?:to|through|thru|until|till|-|\u2013|\u2014)"
+_RANGE_JOIN = re.compile(rf"^\s*{_JOIN}\s*$", re.I)
+_AND_JOIN = re.compile(r"^\s*and\s*$", re.I)
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s+(?:the\s+)?$", re.I)
+_MONTH_RANGE = re.compile(
+    rf"(?P<between>\bbetween\s+)?\b(?P<m1>{MONTH_NAMES})\.?(?:\s+(?P<y1>\d{{4}}))?\s*"
+    rf"(?P<join>{_JOIN}|and)\s*(?P<m2>{MONTH_NAMES})\.?\s+(?P<y2>\d{{4}})\b", re.I)
+# "The week of 2026-03-30": the ISO week (Monday to Sunday) holding that day.
+_WEEK_OF = re.compile(r"\bweek\s+(?:of|starting|beginning|commencing)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?(?:the\s+)?$", re.I)
+
+
+def find_range(text: str, *, source: str = "question") -> tuple[Period, str] | None:
+    """The first range of days or months the text names, whole: two full dates joined as a
+    range, two months ("Jul-Sep 2026", "July 2026 - September 2026", "between November 2025
+    and February 2026"), or "the week of" a day. None when it names none."""
+    found: list[tuple[int, Period, str]] = []
+    spans = date_spans(text, source=source)
+    for (a0, a1, d1), (b0, _, d2) in zip(spans, spans[1:]):
+        gap = text[a1:b0]
+        if _RANGE_JOIN.match(gap) or (_AND_JOIN.match(gap) and _BETWEEN_BEFORE.search(text[:a0])):
+            if d2 < d1:
+                raise CanonInputError(source, f"{text[a0:b0 + 10]!r} ends before it starts")
+            found.append((a0, (d1, d2 + dt.timedelta(days=1)), f"{d1.isoformat()} to {d2.isoformat()}"))
+    for a0, _, day in spans:
+        if _WEEK_OF.search(text[:a0]):
+            start = day - dt.timedelta(days=day.weekday())
+            found.append((a0, (start, start + dt.timedelta(days=7)), f"the week of {start.isoformat()}"))
+    for m in _MONTH_RANGE.finditer(text):
+        if m["join"].lower() == "and" and not m["between"]:
+            continue
+        y2 = int(m["y2"])
+        m1, m2 = MONTHS[m["m1"].lower()], MONTHS[m["m2"].lower()]
+        y1 = int(m["y1"]) if m["y1"] else (y2 if m1 <= m2 else y2 - 1)
+        try:
+            period, label = _period_of("range", (y1, m1, y2, m2))
+        except ValueError:
+            raise CanonInputError(source, f"{m[0]!r} is not a range of months Canon can report on") from None
+        found.append((m.start(), period, label))
+    if not found:
+        return None
+    _, period, label = min(found, key=lambda f: f[0])
+    return period, label
+
+
+# A day or a period put in relation: "before April 2026", "prior to 2026-04-01", "pre-April
+# 2026" are the day before it begins; "after March 2026", "post-2025" the day after it ends.
+_BEFORE_REL = re.compile(r"(?:\bpre-?\s*|\b(?:before|prior\s+to|preceding|earlier\s+than|ahead\s+of)\s+)"
+                         r"(?:the\s+)?(?:start\s+of\s+(?:the\s+)?)?$", re.I)
+_AFTER_REL = re.compile(r"(?:\bpost-?\s*|\b(?:after|following|later\s+than)\s+)(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?$",
+                        re.I)
+
+
+def relation_before(text: str, start: int) -> str | None:
+    """"before" or "after" when the words just before `start` put what starts there in relation."""
+    head = text[max(0, start - 30):start]
+    if _BEFORE_REL.search(head):
+        return "before"
+    if _AFTER_REL.search(head):
+        return "after"
+    return None
 
 
 # ---------------------------------------------------------------- versions and comparisons
@@ -239,11 +311,31 @@ _COMPARE = re.compile(r"\b(?:what\s+changed|what\s+has\s+changed|what\s+s\s+chan
                       r"|difference|differences|differ|differs|compare|compared|comparison|vs|versus)\b")
 
 
+# A version named in relation to its neighbours: "prior to v2", "the definition v2 replaced" is
+# the approved revision before it; "after version 1", "what replaced v1" the one after it.
+_PH = re.escape(PLACEHOLDER)
+_VERSION_BEFORE = re.compile(rf"\b(?:before|prior\s+to|preceding|older\s+than|earlier\s+than|replaced\s+by|superseded\s+by|"
+                             rf"predecessor\s+(?:of|to))\s+(?:the\s+)?(?:{_PH}\s+)?$")
+_VERSION_AFTER = re.compile(rf"\b(?:after|following|newer\s+than|later\s+than|successor\s+(?:of|to)|replaced|superseded|"
+                            rf"replacing|superseding)\s+(?:the\s+)?(?:{_PH}\s+)?$")
+_REPLACED_AFTER = re.compile(r"^\s+(?:replaced|superseded|replaces|supersedes)\b")
+
+
+def _version_step(stripped: str, m: re.Match) -> int:
+    head, tail = stripped[max(0, m.start() - 40):m.start()], stripped[m.end():m.end() + 16]
+    if _VERSION_BEFORE.search(head) or _REPLACED_AFTER.match(tail):
+        return -1
+    if _VERSION_AFTER.search(head):
+        return 1
+    return 0
+
+
 def find_versions(stripped: str) -> tuple[VersionRef, ...]:
     """The revisions named, in the order named."""
     found: list[tuple[int, VersionRef]] = []
     for m in _VERSION_NUMBER.finditer(stripped):
-        found.append((m.start(), VersionRef(number=_NUMBER_WORDS.get(m[1], m[1]).lstrip("0") or "0")))
+        found.append((m.start(), VersionRef(number=_NUMBER_WORDS.get(m[1], m[1]).lstrip("0") or "0",
+                                            step=_version_step(stripped, m))))
     for m in _BEFORE_THE_CURRENT.finditer(stripped):
         found.append((m.start(), VersionRef(relative="previous")))
     covered = [(m.start(), m.end()) for m in _BEFORE_THE_CURRENT.finditer(stripped)]
@@ -293,6 +385,15 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
         # A named revision is selected by version, not by date; the clock places
         # "previous" and "current".
         return TimeRefs(day=clock, versions=versions, compare=compare)
+    blanked = blank_names(question, list(names))
+    if as_of is None:
+        # A range is read whole before any one date in it ("between 2026-03-15 and 2026-04-15").
+        try:
+            rng = find_range(blanked)
+        except AmbiguousDate:
+            rng = None   # asked back below, as for any numeric date that reads two ways
+        if rng is not None:
+            return TimeRefs(period=rng[0], period_label=rng[1])
     try:
         day = find_date(question)
     except AmbiguousDate as e:
@@ -306,11 +407,22 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
     back = days_ago(stripped, clock) if day is None else None
     if back is not None:
         return TimeRefs(day=back, relative_day=True)
+    if day is None:
+        # "Last month", "this quarter" count from the clock, which `as_of` is when given.
+        rel = relative_period(stripped, clock)
+        if rel is not None and as_of is not None:
+            return TimeRefs(period=rel[0], period_label=rel[1])
     if as_of is not None:
         return TimeRefs(day=as_of)
     if day is not None:
+        # A day put in relation ("before 2026-04-01", "after 2026-03-31") is the day beside it.
+        at = [a for a, _, d in date_spans(blanked) if d == day]
+        relation = relation_before(blanked, at[0]) if at else None
+        if relation is not None:
+            return TimeRefs(day=day + dt.timedelta(days=-1 if relation == "before" else 1),
+                            period_label=f"{relation} {day.isoformat()}")
         return TimeRefs(day=day)
-    period, label, edge = find_period(blank_names(question, list(names)))
+    period, label, edge = find_period(blanked)
     if edge is not None:
         return TimeRefs(day=edge, period_label=label)
     if period is None:
