@@ -94,3 +94,17 @@ def test_two_families_a_name_names_alike_are_asked_back(ctx):
     assert resp.action == "clarify", (resp.action, resp.reason)
     assert sorted(o["object_id"] for o in resp.options) == ["freshness.billing.raw_loads", "freshness.outage.raw_loads"]
     assert not resp.evidence
+
+
+@pytest.mark.parametrize("question, doc_id", [
+    # a time of day in words: the snapshot observed by then, not the day's newest
+    ("Were the grid meter raw loads late in the 6am snapshot?", "freshness.energy.2026-05-04T0600Z"),
+    ("Were the grid meter raw loads fresh at 7 a.m. UTC?", "freshness.energy.2026-05-04T0600Z"),
+    ("Were the grid meter raw loads fresh at noon?", "freshness.energy.2026-05-04T0600Z"),
+    ("Were the grid meter raw loads fresh at midday UTC?", "freshness.energy.2026-05-04T0600Z"),
+    ("Were the grid meter raw loads fresh at 6:30pm?", "freshness.energy.2026-05-04T1800Z"),
+])
+def test_a_time_of_day_in_words_picks_the_snapshot_observed_by_then(ctx, question, doc_id):
+    resp = ask(ctx, question, "analyst", as_of=DAY)
+    assert resp.action == "calculate", (question, resp.action, resp.reason)
+    assert [e.doc_id for e in resp.evidence] == [doc_id], question

@@ -248,6 +248,11 @@ _RELATION = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){1,3}(?![\w.]*\
 # as UTC, the zone every snapshot's observation time is written in.
 _TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d+)?)?\s*"
                    r"(?P<ampm>[ap]\.?m\b\.?)?\s*(?P<zone>Z|UTC|GMT|[+-]\d{2}:?\d{2})?(?![\d:])", re.I)
+# An hour with am/pm and no minutes ("6am", "7 a.m. UTC"), and the hours English names ("noon").
+_HOUR = re.compile(r"(?<![\d:.])(1[0-2]|0?[1-9])\s*(?P<ampm>[ap]\.?m\b\.?)\s*(?P<zone>Z\b|UTC|GMT|[+-]\d{2}:?\d{2})?",
+                   re.I)
+_NAMED_HOURS = {"noon": 12, "midday": 12, "midnight": 0}
+_NAMED_TIME = re.compile(r"\b(noon|midday|midnight)\b(?:\s*(?P<zone>UTC|GMT|Z\b))?", re.I)
 
 
 def find_tables(question: str) -> list[str]:
@@ -257,20 +262,26 @@ def find_tables(question: str) -> list[str]:
 
 
 def find_time_of_day(question: str) -> dt.time | None:
-    """The first time of day the question names, as a UTC time (an offset that moves it
-    across midnight keeps the time and loses the day: a snapshot is chosen within a day)."""
-    m = _TIME.search(question)
-    if m is None:
+    """The first time of day the question names ("08:00 UTC", "6am", "noon"), as a UTC time
+    (an offset that moves it across midnight keeps the time and loses the day: a snapshot is
+    chosen within a day)."""
+    hits = [m for rx in (_TIME, _HOUR, _NAMED_TIME) for m in rx.finditer(question)]
+    if not hits:
         return None
+    m = min(hits, key=lambda h: h.start())
     zone = (m.group("zone") or "Z").upper()
     offset = dt.timedelta(0)
     if zone[0] in "+-":
         digits = zone[1:].replace(":", "")
         offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
         offset = offset if zone[0] == "+" else -offset
-    hour = int(m.group(1)) % 12 + (12 if (m.group("ampm") or "").lower().startswith("p") else 0) \
-        if m.group("ampm") else int(m.group(1))
-    local = dt.datetime(2000, 1, 2, hour, int(m.group(2)), int(m.group(3) or 0))
+    if m.re is _NAMED_TIME:
+        hour, minute, second = _NAMED_HOURS[m.group(1).lower()], 0, 0
+    else:
+        hour = int(m.group(1)) % 12 + (12 if (m.group("ampm") or "").lower().startswith("p") else 0) \
+            if m.group("ampm") else int(m.group(1))
+        minute, second = (int(m.group(2)), int(m.group(3) or 0)) if m.re is _TIME else (0, 0)
+    local = dt.datetime(2000, 1, 2, hour, minute, second)
     return (local - offset).time()
 
 
