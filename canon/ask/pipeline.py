@@ -1053,6 +1053,10 @@ def _retrieve(ctx: AskContext, text: str, role: str, k: int = 10) -> list:
     return hits
 
 
+# The kinds of document that hold a measure: what a phrase of measure words alone can name.
+_MEASURE_KINDS = frozenset({"metric_definition", "model_schema", "semantic_model"})
+
+
 def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role: str,
                         intent: str = "definition", cov=None) -> bool:
     """Retrieval's candidate `d` is named by the question: its names cover the question's object
@@ -1069,7 +1073,9 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     if grammar_word_in_name_place(question, cov.phrase, ctx.catalog[d.object_id].names):
         return False
     if _measure_words_only(ctx, d.object_id, cov.phrase):
-        return _described(ctx, d.object_id, described_as, role)
+        # Measure words alone ("how is uptime defined?") describe a measure: a runbook or a
+        # policy whose text repeats them is not what they name.
+        return d.kind in _MEASURE_KINDS and _described(ctx, d.object_id, described_as, role)
     if _measured_model(intent, {d.kind}, question, cov):
         return False
     return len(cov.phrase) >= 2 or " ".join(cov.phrase) in ctx.catalog[d.object_id].names
