@@ -308,7 +308,14 @@ _RELATIVE_WORDS = {"previous": "previous", "prior": "previous", "former": "previ
 _VERSION_WORD = re.compile(rf"\b({'|'.join(_RELATIVE_WORDS)})\b(?={_BETWEEN}\s+{_NOUN}\b)")
 _BEFORE_THE_CURRENT = re.compile(rf"\b(?:before|prior to|preceding)\s+(?:the\s+)?current{_BETWEEN}\s+{_NOUN}\b")
 _COMPARE = re.compile(r"\b(?:what\s+changed|what\s+has\s+changed|what\s+s\s+changed|change[ds]?\s+from|changed?\s+between"
-                      r"|difference|differences|differ|differs|compare|compared|comparison|vs|versus)\b")
+                      r"|difference|differences|differ|differs|diff|diffs|compare|compared|comparison|vs|versus|contrast"
+                      r"|same\s+as|different\s+(?:from|to|than)|(?:[a-z]{3,}er|more\s+[a-z]+|less\s+[a-z]+)\s+than)\b")
+# Two relative revision words side by side name both ("the old and the current #", "old vs new").
+_PAIR = re.compile(rf"\b({'|'.join(_RELATIVE_WORDS)})\s+(?:{re.escape(PLACEHOLDER)}\s+)?(?:and|vs|versus|to|with|against|or)"
+                   rf"\s+(?:the\s+)?({'|'.join(_RELATIVE_WORDS)})\b")
+# Every revision compared, none named: "compare the # definitions", "the differences between the # versions".
+_COMPARE_ALL = re.compile(rf"\b(?:compare|comparison\s+of|diff|difference\s+between|differences\s+between)\s+(?:the\s+)?"
+                          rf"(?:{re.escape(PLACEHOLDER)}\s+)?(?:definitions|versions|revisions)\b")
 
 
 # A version named in relation to its neighbours: "prior to v2", "the definition v2 replaced" is
@@ -339,13 +346,16 @@ def find_versions(stripped: str) -> tuple[VersionRef, ...]:
     for m in _BEFORE_THE_CURRENT.finditer(stripped):
         found.append((m.start(), VersionRef(relative="previous")))
     covered = [(m.start(), m.end()) for m in _BEFORE_THE_CURRENT.finditer(stripped)]
-    for m in _VERSION_WORD.finditer(stripped):
-        if any(a <= m.start() < b for a, b in covered):
+    words = [(m.start(), m[1]) for m in _VERSION_WORD.finditer(stripped)]
+    for m in _PAIR.finditer(stripped):
+        words += [(m.start(1), m[1]), (m.start(2), m[2])]
+    for at, w in words:
+        if any(a <= at < b for a, b in covered):
             continue
-        word = _RELATIVE_WORDS[m[1]]
+        word = _RELATIVE_WORDS[w]
         ref = (VersionRef(ordinal={"first": 1, "second": 2, "third": 3}[word]) if word in ("first", "second", "third")
                else VersionRef(relative=word))
-        found.append((m.start(), ref))
+        found.append((at, ref))
     out: list[VersionRef] = []
     for _, ref in sorted(found, key=lambda x: x[0]):
         if ref not in out:
@@ -366,6 +376,8 @@ def is_comparison(stripped: str, versions: tuple[VersionRef, ...]) -> bool:
     """Two revisions compared, or a change asked about with none named."""
     if len(versions) >= 2:
         return bool(_COMPARE.search(stripped))
+    if not versions and _COMPARE_ALL.search(stripped):
+        return True
     return not versions and bool(_CHANGED.search(stripped)) and not _SUPPOSED_CHANGE.search(stripped)
 
 

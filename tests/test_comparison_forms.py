@@ -1,0 +1,67 @@
+"""Two revisions compared in everyday words: "is v2 stricter than v1?", "diff between the old
+and the current churn rate", "member churn rate: old vs new", "compare the member churn rate
+definitions". They were answered from one revision, or asked back for a date, instead of citing
+both revisions with what each states (the `comparison` field). A comparative ("stricter than",
+"more … than") between two named versions, a pair of relative revision words ("old and new",
+"previous vs current") beside a comparison word, and "compare" before the plural of a revision
+noun each compare (canon/ask/understanding/temporal.py `find_versions`, `is_comparison`).
+
+A fitness-club domain no gold set uses, through the real pipeline: the contract gate, a LanceDB
+index (HashingEmbedder), ask. The member churn rate changed on 2026-02-01."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from corpus_context import governed_doc, module_context
+
+from canon.ask.pipeline import ask
+
+V1, V2 = "metric.member_churn_rate.v1", "metric.member_churn_rate.v2"
+
+
+def revision(version: str, valid_from: str, valid_to: str | None, text: str) -> dict:
+    d = governed_doc(f"metric.member_churn_rate.v{version}", "metric.fitness.member_churn_rate",
+                     f"Member churn rate governed definition v{version}",
+                     f"Governed metric member churn rate version {version}. {text}")
+    d.update(version=version, valid_from=valid_from, valid_to=valid_to,
+             supersedes=None if version == "1" else "metric.member_churn_rate.v1")
+    return d
+
+
+DOCS = [
+    revision("1", "2025-01-01", "2026-02-01", "The member churn rate is the share of members active at the start "
+             "of the month who cancel during it. Frozen memberships count as active."),
+    revision("2", "2026-02-01", None, "The member churn rate is the share of members active at the start of the "
+             "month who cancel during it. Frozen memberships are excluded from both counts."),
+]
+
+ctx = module_context("fitness", DOCS)
+
+
+@pytest.mark.parametrize("question", [
+    "Is member churn rate v2 stricter than v1?",
+    "Is the v1 member churn rate more lenient than v2?",
+    "diff between the old and the current member churn rate",
+    "member churn rate: old vs new",
+    "Compare the member churn rate definitions",
+    "How does the previous member churn rate definition compare with the current one?",
+    "What is the difference between the original and the latest member churn rate?",
+])
+def test_two_revisions_compared_in_everyday_words_cite_both(ctx, question):
+    resp = ask(ctx, question, "analyst", as_of=dt.date(2026, 11, 1))
+    assert resp.action == "answer", (question, resp.action, resp.reason)
+    assert [e.doc_id for e in resp.evidence] == [V1, V2], (question, [e.doc_id for e in resp.evidence])
+    assert resp.comparison and "Frozen memberships are excluded from both counts." in resp.comparison["only_in_to"]
+
+
+@pytest.mark.parametrize("question, doc_id", [
+    ("What is the current member churn rate definition?", V2),
+    ("Show me the old member churn rate definition", V1),
+    ("Is the member churn rate definition stricter than the industry standard?", V2),
+])
+def test_one_revision_asked_for_is_no_comparison(ctx, question, doc_id):
+    resp = ask(ctx, question, "analyst", as_of=dt.date(2026, 11, 1))
+    assert resp.action == "answer" and resp.comparison is None, (question, resp.action, resp.comparison)
+    assert resp.evidence[0].doc_id == doc_id, (question, [e.doc_id for e in resp.evidence])
