@@ -69,3 +69,21 @@ def test_the_kind_a_noun_names_comes_before_the_kind_that_governs():
     resp = ask(ctx, "What does the energy intensity memo say?", "analyst")
     assert resp.action == "answer" and [e.doc_id for e in resp.evidence] == ["memo.energy_intensity.board"]
     assert ask(ctx, "What is the energy intensity?", "analyst").action == "deny"
+
+
+def test_a_misspelled_name_is_the_visible_metric_not_a_deny():
+    """A misspelling ("energy intensty", "enrgy intensity") matches the metric and the memo
+    alike, neither written out whole: the metric governs before the memo for a role that sees
+    both, so it is the answer for the role that sees only the metric, not a deny that says a
+    hidden namesake exists. Naming the memo, misspelled, still asks for it."""
+    ctx = _ctx(METRIC, MEMO)
+    for q in ("What is the energy intensty?", "How is enrgy intensity defined?", "whats the energy intensitiy"):
+        for role in ("analyst", "executive"):
+            resp = ask(ctx, q, role, D("2026-06-01"))
+            assert resp.action == "answer", (q, role, resp.action, resp.reason)
+            assert [e.doc_id for e in resp.evidence] == ["metric.energy_intensity.v1"], (q, role)
+    assert ask(ctx, "What does the energy intensty memo say?", "analyst").action == "deny"
+    hidden = _doc("metric.energy_intensity_site.v1", "metric.site.energy_intensity", "metric_definition",
+                  "Energy intensity governed definition v1 (site)", ("executive",),
+                  "Energy intensity is kilowatt-hours per square metre of floor space.")
+    assert ask(_ctx(METRIC, hidden), "What is the energy intensty?", "analyst").action == "deny"

@@ -667,6 +667,8 @@ def _names_hidden(ctx, m: ObjectMatch, question: str, visible: list[ObjectMatch]
         return False
     if whole and any(_outranks(o, m, question, kinds_named) for o in visible):
         return False
+    if not whole and any(_outranks_as_misspelt(ctx, o, m, question, kinds_named) for o in visible):
+        return False
     cov = coverage(question, entry.names, {entry.domain} - {""})
     if identifier_unnamed(question, cov.phrase, entry.names):
         return False
@@ -698,6 +700,17 @@ def _outranks(o: ObjectMatch, m: ObjectMatch, question: str, kinds_named: frozen
     decides for a role that sees both."""
     return (_whole(o, question) and len(o.name) >= len(m.name) and o.score >= m.score
             and _kind_order(o, kinds_named) < _kind_order(m, kinds_named))
+
+
+def _outranks_as_misspelt(ctx, o: ObjectMatch, m: ObjectMatch, question: str, kinds_named: frozenset[str]) -> bool:
+    """Neither name written out whole ("energy intensty"): visible `o` matches the question at
+    least as well as hidden `m`, by a name as long, its names cover the question's object
+    phrase as `m`'s do, and its kind comes first (`_kind_order`). A role that sees both would get
+    `o`, so this role gets it too, and the deny that would say a hidden namesake exists is not
+    given."""
+    return (o.score >= m.score and len(o.name) >= len(m.name)
+            and _kind_order(o, kinds_named) < _kind_order(m, kinds_named)
+            and coverage(question, ctx.catalog[o.object_id].names, {o.domain} - {""}).covered)
 
 
 def _names_other_domain(m: ObjectMatch, uncovered: list[str], visible: list[ObjectMatch]) -> bool:
