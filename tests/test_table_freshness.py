@@ -79,9 +79,9 @@ def test_a_source_table_named_by_its_words(ctx):
     assert resp.action == "calculate"
     assert [e.doc_id for e in resp.evidence] == ["freshness.health.2026-05-04T1800Z"]
     assert [f.source for f in resp.freshness] == ["raw.ehr.admissions"]
-    # Without "table" or "source" the words name no table; a table no snapshot observes, none either.
-    assert ask(ctx, "Are admissions fresh on 2026-05-04?", "analyst").action == "abstain"
+    # A table no snapshot observes names none (without "table", the words alone: below).
     assert ask(ctx, "Is the lab results table fresh on 2026-05-04?", "analyst").action == "abstain"
+    assert ask(ctx, "Are lab results fresh on 2026-05-04?", "analyst").action == "abstain"
 
 
 def test_words_naming_two_observed_tables_name_neither(ctx):
@@ -116,3 +116,27 @@ def test_a_table_named_by_longer_words_or_its_identifier_is_that_table(ctx):
     # "admissions" alone still names raw.ehr.admissions: it is no part of a longer run there.
     resp = ask(ctx, "How stale is the admissions source table on 2026-05-04?", "analyst")
     assert [f.source for f in resp.freshness] == ["raw.ehr.admissions"]
+
+
+@pytest.mark.parametrize("question, source", [
+    # the table named by the words of its last segment, no "table" beside them
+    ("Are admissions fresh?", "raw.ehr.admissions"),
+    ("How fresh are the discharges?", "raw.ehr.discharges"),
+    ("Are the ehr admissions up to date?", "raw.ehr.admissions"),
+    ("Were discharges loaded on time?", "raw.ehr.discharges"),
+    ("Is admissions data stale?", "raw.ehr.admissions"),
+])
+def test_a_table_named_by_its_words_alone_is_answered_from_its_snapshot(ctx, question, source):
+    resp = ask(ctx, question, "analyst", D("2026-05-04"))
+    assert resp.action == "calculate", (question, resp.action, resp.reason)
+    assert [e.doc_id for e in resp.evidence] == ["freshness.health.2026-05-04T1800Z"]
+    assert [f.source for f in resp.freshness] == [source], question
+
+
+def test_loaded_from_asks_where_the_data_comes_from_not_how_fresh():
+    from canon.ask.understanding.parse import detect_intents
+    for q in ("Which raw table is bed occupancy loaded from?", "How is bed occupancy defined and which raw table "
+              "is it loaded from?", "Where are admissions loaded into the warehouse from?"):
+        intents = detect_intents(q)
+        assert "lineage" in intents and "freshness" not in intents, (q, intents)
+    assert "freshness" in detect_intents("Were discharges loaded on time?")

@@ -356,6 +356,8 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                 return _which_object(role, options)
             if snapshot is not None:
                 resp = _freshness(ctx, p, role, snapshot, view)
+            else:
+                resp = _table_freshness(ctx, p, role, by_words=True, noun_required=False)
         if resp is not None:
             timings.mark("resolve", t)
             return resp
@@ -397,7 +399,8 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         if resp.reason == "no_observation":
             # Nothing observes the object the words named ("the ward admissions runbook"): the
             # same words may name an observed table ("is the ward admissions table fresh?").
-            resp = _table_freshness(ctx, p, role, by_words=True) or resp
+            resp = (_table_freshness(ctx, p, role, by_words=True)
+                    or _table_freshness(ctx, p, role, by_words=True, noun_required=False) or resp)
         timings.mark("resolve", t)
         return resp
     day = p.as_of
@@ -1273,13 +1276,13 @@ def _dbt_observed_relations(ctx: AskContext, concept_docs: list[Document]) -> tu
 _TABLE_NOUNS = {"table", "tables", "source", "sources"}
 
 
-def _table_word_runs(text: str) -> set[str]:
-    """Runs of one to three words of a question that says "table" or "source", joined the
-    way a relation's last segment is ("order lines" -> "order_lines"), and the identifiers it
-    writes ("scan_events"), table noun or not; none otherwise."""
+def _table_word_runs(text: str, *, noun_required: bool = True) -> set[str]:
+    """Runs of one to three words of a question that says "table" or "source" (any question,
+    without `noun_required`), joined the way a relation's last segment is ("order lines" ->
+    "order_lines"), and the identifiers it writes ("scan_events"), table noun or not."""
     runs = {"_".join(ident) for ident in identifiers(text)}
     words = normalize(text).split()
-    if not _TABLE_NOUNS & set(words):
+    if noun_required and not _TABLE_NOUNS & set(words):
         return runs
     for n in (1, 2, 3):
         for i in range(len(words) - n + 1):
@@ -1290,14 +1293,17 @@ def _table_word_runs(text: str) -> set[str]:
     return runs
 
 
-def _table_freshness(ctx: AskContext, p: ParsedQuestion, role: str, *, by_words: bool = False) -> Response | None:
+def _table_freshness(ctx: AskContext, p: ParsedQuestion, role: str, *, by_words: bool = False,
+                     noun_required: bool = True) -> Response | None:
     """The newest visible snapshot observing a table the question names, with only that
     table's readings; None when no snapshot the role sees observes any of them (the
     names were not source tables, and the question goes on as if none were named).
     `by_words`: the table is named by the words of its last segment, not written out;
-    a run of words naming more than one observed table names none."""
+    a run of words naming more than one observed table names none. Without `noun_required`
+    the words need no table noun beside them ("are admissions fresh?"): what a freshness
+    question asks about when nothing else it names is observed."""
     if by_words:
-        runs = _table_word_runs(p.text)
+        runs = _table_word_runs(p.text, noun_required=noun_required)
         if not runs:
             return None
         ctx.ensure_freshness("", {f".{r}" for r in runs})

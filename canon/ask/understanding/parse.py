@@ -145,7 +145,8 @@ INTENT_PATTERNS = {
     # a date, "from March", asks no lineage: neither shape matches it.)
     "lineage": (re.compile(r"^ where (?:does|do|did|is|are|was|were) (?:\S+ ){1,8}?from "),
                 re.compile(r" (?:gets?|getting|got|pulls?|pulling|pulled|reads?|reading|draws?|drawing|drawn|built|"
-                           r"builds?|building|sourced|sources?|fed|takes?|taken) (?:\S+ ){0,3}?from ")),
+                           r"builds?|building|sourced|sources?|fed|takes?|taken|loaded|ingested|extracted|"
+                           r"imported|copied|synced) (?:\S+ ){0,3}?from ")),
 }
 
 
@@ -208,6 +209,10 @@ def _asks_another_thing(q: str) -> bool:
         for h in heads)
 
 
+# "Which raw table is it loaded from" asks where the data comes from (lineage), not how fresh it is.
+_LOADED_FROM = re.compile(r" (?:loaded|load|loads) (?:\S+ ){0,2}?(?:from|into) ")
+
+
 def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
     """Intent words of the question outside the `names` of the objects it matched."""
     q = _without_names(f" {normalize(question)} ", names)
@@ -223,7 +228,7 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
     asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS)
     if "value" in found and asks_definition:
         found.discard("value")
-    if "freshness" in found and (asks_definition or _modifiers_before_nouns(q)) and not any(
+    if "freshness" in found and (asks_definition or _modifiers_before_nouns(q) or _LOADED_FROM.search(q)) and not any(
             f" {w} " in q for w in INTENT_WORDS["freshness"] if w not in FRESHNESS_MODIFIERS) and not any(
             p.search(q) for p in INTENT_PATTERNS["freshness"]):
         found.discard("freshness")
