@@ -53,10 +53,14 @@ from canon.ask.understanding.coverage import (
 from canon.ask.understanding.identifiers import identifier_unnamed, identifiers, names_identifier
 from canon.ask.understanding.match import _STOP, ObjectMatch, _humanize, _same_word, normalize, object_catalog
 from canon.ask.understanding.measure_shape import (
+    aggregate_before,
     aggregate_words,
+    aggregate_words_of,
     aggregates,
+    computes_other,
     counts_what_is_negated,
     denominator_words_asked,
+    only_computed_aggregates,
     other_aggregate,
 )
 from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource, without_sources
@@ -371,7 +375,10 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                  # A snapshot family is the authority on freshness, not a document to refuse: one a
                  # freshness question did not name (`_named_snapshot`) is not its object, and what
                  # its titles say it observes ("revenue sources") is no document another question names.
-                 and m.kinds != {"freshness_snapshot"}]
+                 and m.kinds != {"freshness_snapshot"}
+                 # A governed object with an approved revision the role sees is no "document that is
+                 # not authoritative": `_pick_concept` set it aside (another measure asked beside it).
+                 and not _has_approved_concept(ctx, m.object_id, view)]
         if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
@@ -481,6 +488,9 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     covs = {m.object_id: _coverage(ctx, m.object_id, p.text, view.role) for m in candidates}
     candidates = [m for m in candidates if _named(ctx, m, p.text, view.role, covs[m.object_id])]
     candidates = [m for m in candidates if not _measured_model(p.intent, m.kinds, p.text, covs[m.object_id])]
+    # "The <mean> pothole repair time" beside a definition that computes a median names another measure.
+    candidates = [m for m in candidates if not computes_other(
+        _aggregates_beside(p.text, covs[m.object_id]), " ".join(_definitions(ctx, m.object_id, view.role)))]
     candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
         return None, []
@@ -561,6 +571,18 @@ def _metric_of_model_name(ctx, model_id: str, question: str, view: RoleView) -> 
         model_id in d.text or getattr(now.by_id.get(str(d.metadata.get("model_doc_id"))), "object_id", None) == model_id)
         for d in ctx.by_object.get(found[0], []) if d.doc_id in now.shown_ids)
     return found[0] if implements else None
+
+
+def _aggregates_beside(question: str, cov) -> set[str]:
+    """The aggregates named just before the object phrase or by its words the names do not hold
+    ("the <mean> pothole repair time", "the 90th <percentile> pothole repair time")."""
+    return aggregate_before(question, cov.phrase) | aggregate_words_of(cov.uncovered)
+
+
+def _has_approved_concept(ctx, object_id: str, view: RoleView) -> bool:
+    """The object is a governed concept (`CONCEPT_PRIORITY`) with an approved revision the role sees."""
+    return any(d.doc_id in view.shown_ids and d.status == Status.approved and d.kind in CONCEPT_PRIORITY
+               for d in ctx.by_object.get(object_id, []))
 
 
 def _named_snapshot(ctx, p: ParsedQuestion, view: RoleView) -> tuple[str | None, list[dict]]:
@@ -648,6 +670,11 @@ def _coverage(ctx, object_id: str, question: str, role: str):
                   for n in stated_synonyms(d.text)}
         if stated:
             cov = coverage(question, entry.names | stated, extra)
+    if not cov.covered and cov.phrase and only_computed_aggregates(
+            cov.uncovered, " ".join(_definitions(ctx, object_id, role))):
+        # "The <median> pothole repair time" beside a definition that computes a median: the
+        # aggregate word restates the definition, it names no other measure.
+        cov = replace(cov, covered=True, uncovered=[])
     return cov
 
 
@@ -1084,6 +1111,8 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     cov = cov or _coverage(ctx, d.object_id, question, role)
     if not (cov.covered and cov.phrase) or _asks_another_measure(ctx, d.object_id, question):
         return False
+    if computes_other(_aggregates_beside(question, cov), " ".join(_definitions(ctx, d.object_id, role))):
+        return False   # "the <mean> pothole repair time" beside a median, as in `_pick_concept`
     if identifier_unnamed(question, cov.phrase, ctx.catalog[d.object_id].names):
         return False
     if grammar_word_in_name_place(question, cov.phrase, ctx.catalog[d.object_id].names):

@@ -52,6 +52,17 @@ _AGGREGATE_NOUN = re.compile(
     r"|with|up|on|only|in\s+(?:the|a|an|full))\b)", re.I)
 
 
+# A percentile written the short way ("p90", "the 95th percentile" is a word of AGGREGATES already).
+_PERCENTILE = re.compile(r"\bp(?:[1-9]\d?)\b|\b\d{1,2}(?:st|nd|rd|th)\s+percentile\b", re.I)
+# "Count", "share", "mean" are nouns too at the end of a compound a question asks about ("how is
+# visit count defined", "the session count for May"): after a word that is no grammar word and
+# before a word that asks about it or a preposition.
+_COMPOUND_AGGREGATE = re.compile(
+    r"\b(?!(?:how|what|which|does|do|did|is|are|was|were|will|would|can|to|not|we|you|they|i|it|that|this|and|or)\b)"
+    r"[a-z][a-z-]+\s+(count|share|mean)\s+(?=(?:defined|calculated|computed|measured|definition|metric|formula|"
+    r"in|for|on|per|by|over|during|of)\b)", re.I)
+
+
 def aggregates(text: str) -> set[str]:
     """The aggregates `text`'s words name."""
     found: set[str] = set()
@@ -59,7 +70,32 @@ def aggregates(text: str) -> set[str]:
         found |= _AGGREGATE_OF[w]
     for groups in _AGGREGATE_NOUN.findall(text):
         found |= _AGGREGATE_OF[next(g for g in groups if g).lower()]
+    for w in _COMPOUND_AGGREGATE.findall(text):
+        found |= _AGGREGATE_OF[w.lower()]
+    if _PERCENTILE.search(text):
+        found.add("percentile")
     return found
+
+
+def aggregate_before(question: str, phrase: Iterable[str]) -> set[str]:
+    """The aggregates named by the words just before the object phrase `phrase` (normalized
+    words of the question): "the <mean> pothole repair time", "<p90> repair time", "the <95th
+    percentile> repair time". Before a noun phrase "mean" and "count" are no verbs."""
+    toks = _words(question)
+    phrase = list(phrase)
+    if not phrase:
+        return set()
+    n = len(phrase)
+    for i in range(len(toks) - n + 1):
+        if list(toks[i:i + n]) == phrase:
+            before = toks[max(0, i - 2):i]
+            found: set[str] = set()
+            if before and before[-1] in _AGGREGATE_OF:
+                found |= _AGGREGATE_OF[before[-1]]
+            if _PERCENTILE.search(" ".join(before[-2:] if before[-1:] == ("percentile",) else before[-1:])):
+                found.add("percentile")
+            return found
+    return set()
 
 
 @lru_cache(maxsize=1024)   # the same candidates' definitions are read by question after question
@@ -67,9 +103,32 @@ def _computes(text: str) -> frozenset[str]:
     """The aggregates a definition computes: those it names, and a mean or a share when it
     divides one quantity by another (not by a constant)."""
     found = aggregates(text)
-    if _RATIO_WORDS.search(_BY_CONSTANT.sub(" ", text)):
+    # An order statistic ("the median number of days … over potholes repaired") is over its
+    # population, no ratio.
+    if not found & _ORDER_STATISTICS and _RATIO_WORDS.search(_BY_CONSTANT.sub(" ", text)):
         found |= {"mean", "share"}
     return frozenset(found)
+
+
+_ORDER_STATISTICS = frozenset({"median", "percentile", "extreme"})
+
+
+def aggregate_words_of(words: Iterable[str]) -> set[str]:
+    """The aggregates named by `words` one by one ("average", "p90", "median")."""
+    found: set[str] = set()
+    for w in words:
+        found |= _AGGREGATE_OF.get(w, set())
+        if _PERCENTILE.fullmatch(w):
+            found.add("percentile")
+    return found
+
+
+def only_computed_aggregates(words: Iterable[str], text: str) -> bool:
+    """Every word of `words` names an aggregate `text` (a definition) computes: "the <median>
+    pothole repair time" beside a median, "<average> permit processing time" beside a mean."""
+    words = list(words)
+    computed = _computes(text)
+    return bool(words) and all(aggregate_words_of([w]) and aggregate_words_of([w]) <= computed for w in words)
 
 
 def aggregate_words(text: str) -> list[str]:
@@ -77,6 +136,12 @@ def aggregate_words(text: str) -> list[str]:
     by the number of …" is described as well by "the mean …", "the sum …" or "the proportion …"."""
     computed = _computes(text)
     return [w for a, words in AGGREGATES.items() if a in computed for w in words]
+
+
+def computes_other(asked: set[str], text: str) -> bool:
+    """`text` (a definition) computes an aggregate, none of those `asked`."""
+    computed = _computes(text)
+    return bool(asked and computed and not asked & computed)
 
 
 def other_aggregate(question: str, text: str) -> set[str]:
