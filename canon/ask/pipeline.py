@@ -272,7 +272,7 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
     view = ctx.view(role)
     t = timings.mark("authorize", t)
     # Compounds in the catalog's spelling ("head count" -> "headcount"); the response keeps the user's words.
-    parsed = parse_question(compounds.rewrite(question, ctx.known_name_words), ctx.catalog, as_of,
+    parsed = parse_question(compounds.as_read(question, ctx.known_name_words), ctx.catalog, as_of,
                             ctx.clock() if ctx.clock else None)
     t = timings.mark("parse", t)
     resp = _answer(ctx, parsed, role, view, timings)

@@ -222,7 +222,7 @@ def scoped_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, question: 
     ctx = ScopedAskContext(docs=[], policy=policy, con=con, scope_con=con, metric_values=metric_values,
                            answer_store=answer_store)
     # The question as ask() will read it (compounds in the catalog's spelling), from the stored words.
-    candidates = catalog_store.candidate_objects(con, compounds.rewrite(question, ctx.known_name_words))
+    candidates = catalog_store.candidate_objects(con, compounds.as_read(question, ctx.known_name_words))
     if candidates is None:
         ctx.ensure_everything()
     else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
+from canon.ask.understanding.contractions import expand_contractions
 from canon.ask.understanding.match import _STOP, Catalog, _name_core
 
 MIN_COMPOUND = 6   # letters of a joined or split word: shorter ones are ordinary words
@@ -49,6 +50,12 @@ def candidates(question: str) -> set[str]:
             out.add(t)
             out.update(p for cut in _splits(t) for p in cut if p not in _STOP)
     return out
+
+
+def as_read(question: str, known: Callable[[Iterable[str]], set[str]]) -> str:
+    """The question as `ask` reads it: its contractions written out ("what's" -> "what is",
+    canon/ask/understanding/contractions.py), then its compounds as the catalog writes them."""
+    return rewrite(expand_contractions(question), known)
 
 
 def rewrite(question: str, known: Callable[[Iterable[str]], set[str]]) -> str:
