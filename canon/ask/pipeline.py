@@ -39,6 +39,7 @@ from canon.ask.understanding.coverage import (
     AGGREGATES,
     BOUNDARY,
     MEASURE_NOUNS,
+    asking_part,
     coverage,
     describes,
     description_support,
@@ -1201,7 +1202,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         further = [d for d in ordered[5:] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
         # A description is read without the words naming the question's sources ("the old
         # escalation runbook tells me to …"): they describe the source, not the object.
-        described_as = without_sources(p.text, p.named_sources)
+        described_as = asking_part(without_sources(p.text, p.named_sources))
         covs = {d.object_id: _coverage(ctx, d.object_id, p.text, role) for d in governed}
         for d in governed:
             if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent, covs[d.object_id]):

@@ -54,6 +54,9 @@ BOUNDARY = set(_STOP) | set(_MONTHS) | {
     "there", "here", "so", "if", "then", "but", "also", "include", "includes", "including", "exclude",
     "excludes", "use", "used", "uses", "supports", "supported", "implements", "implemented", "powers", "backs",
     "full", "entire", "whole", "complete", "verbatim", "paste", "summarise", "summarize", "quote", "print", "dump",
+    # Words that place a question in time ("back in Q1 2026", "as it was then", "originally")
+    # and the verb of "where does it come from": no word of what is measured.
+    "back", "then", "originally", "previously", "formerly", "historically", "initially", "come", "comes", "came",
 }
 # Nouns that head the name of a measure in any domain: a phrase ending in one names a measure
 # ("average delivery <time>") even when the candidate's own name ends in another word.
@@ -391,6 +394,29 @@ def _asking_clause(toks: tuple[str, ...]) -> set[int]:
             if verb and opened:
                 out.add(k + 1)
     return out
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def asking_part(question: str) -> str:
+    """The sentences of `question` that ask (end in "?"), when it has others before them that
+    set a scene ("We're rebuilding the ops dashboard for October 2026. Which on-time delivery
+    definition should we use?") and the asking ones have content words of their own: the scene's
+    words ("rebuilding", "dashboard") are no description of the object asked about. The whole
+    question otherwise ("We count parcels by the promised day. How is that defined?")."""
+    sentences = _SENTENCE_END.split(question.strip())
+    if len(sentences) < 2:
+        return question
+    asking = [s for s in sentences if s.rstrip().endswith("?")]
+    if not asking or len(asking) == len(sentences):
+        return question
+    text = " ".join(asking)
+    toks = _words(text)
+    clause = _asking_clause(toks)
+    if not any(k not in clause and not _is_boundary(t) for k, t in enumerate(toks)):
+        return question
+    return text
 
 
 def description_support(question: str, text: str) -> tuple[int, int]:
