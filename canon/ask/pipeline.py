@@ -49,6 +49,7 @@ from canon.ask.understanding.coverage import (
     renames,
     restates_definition,
     stated_synonyms,
+    text_words,
     unstated_measure,
 )
 from canon.ask.understanding.identifiers import identifier_unnamed, identifiers, names_identifier
@@ -64,7 +65,13 @@ from canon.ask.understanding.measure_shape import (
     only_computed_aggregates,
     other_aggregate,
 )
-from canon.ask.understanding.named_sources import DOC_NOUNS, NamedSource, without_sources
+from canon.ask.understanding.named_sources import (
+    ATTRIBUTION_VERBS,
+    DOC_NOUNS,
+    JUDGEMENTS,
+    NamedSource,
+    without_sources,
+)
 from canon.ask.understanding.parse import (
     METADATA_INTENTS,
     ParsedQuestion,
@@ -1022,6 +1029,30 @@ def _related(ctx, doc: Document, concept_id: str) -> bool:
     return any(fuzz.partial_ratio(c, n) >= 90 for c in concept.names if len(c) >= 5 for n in entry.names)
 
 
+_ATTRIBUTION_WORDS = frozenset(ATTRIBUTION_VERBS) | frozenset(JUDGEMENTS)
+# How many of a claim's own words a document's text must say for the document to be the one
+# that says it ("courier returns count as collected" in a pasted chat thread).
+_CLAIM_WORDS_SAID = 2
+
+
+def _claim_support(ctx, question: str, ns: NamedSource, primary: Document, pool: list[Document]) -> dict[str, int]:
+    """For each document of `pool`, how many content words of the claim attributed to `ns` its
+    text uses, less the words of the primary's names (every document about it uses those):
+    the source the user names is the one that says the claim."""
+    a, b = ns.span
+    if b <= a:
+        return {d.doc_id: 0 for d in pool}
+    names = {w for n in ctx.catalog[primary.object_id].names for w in n.split()}
+    claim = {w for w in normalize(question[a:b]).split()
+             if len(w) >= 3 and not w.isdigit() and w not in BOUNDARY and w not in names
+             and w not in set(_source_words(ns)) and w not in _ATTRIBUTION_WORDS}
+    out = {}
+    for d in pool:
+        words = text_words(d.text)
+        out[d.doc_id] = sum(1 for w in claim if words.uses(w))
+    return out
+
+
 def _title_hits(ns: NamedSource, doc: Document) -> int:
     """How many of the source phrase's describing words (not its document noun, not its
     status words) the document's title, id or version carries: "the old carrier cutoff
@@ -1059,8 +1090,12 @@ def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Docu
             pool = [d for d in pool if d.status.value in ns.statuses] or pool
         hits = {d.doc_id: _title_hits(ns, d) for d in pool}
         about = {d.doc_id for d in pool if _related(ctx, d, primary.object_id)}
-        related = [d for d in pool if hits[d.doc_id] or d.doc_id in about]
-        if not related and ctx.retriever is not None:
+        says = _claim_support(ctx, p.text, ns, primary, pool)
+        # A noun of no kind ("the BI tooltip says") names a document only where one bears it out
+        # by its title or its text; being about the concept is not enough to stand in for it.
+        related = [d for d in pool if hits[d.doc_id] or says[d.doc_id] >= _CLAIM_WORDS_SAID
+                   or (d.doc_id in about and (ns.kinds or ns.statuses))]
+        if not related and ctx.retriever is not None and (ns.kinds or ns.statuses):
             # Second resort: what retrieval finds among the named kind, if its text
             # names the concept at all (read as data, to find it, never to obey it).
             names = ctx.catalog[primary.object_id].names
@@ -1075,8 +1110,9 @@ def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Docu
             related.sort(key=lambda d: order.get(d.doc_id, len(order)))
         else:
             related.sort(key=lambda d: (d.status == Status.approved, -d.authority, d.doc_id))
-        # Stable: the order above breaks what the title, the concept and the domain leave tied.
-        related.sort(key=lambda d: (-hits.get(d.doc_id, 0), d.doc_id not in about,
+        # Stable: the order above breaks what the title, the concept, the claim and the domain leave
+        # tied. A title word counts twice a claim word; being about the concept, as one.
+        related.sort(key=lambda d: (-(2 * hits.get(d.doc_id, 0) + (d.doc_id in about) + says[d.doc_id]),
                                     ctx.catalog[d.object_id].domain != domain))
         for d in related[:1]:
             if d not in found:

@@ -29,6 +29,15 @@ DOC_NOUNS: dict[str, tuple[str, ...]] = {
     "comment": ("untrusted_note", "note"),
     "memo": ("restricted_memo", "memo"),
     "draft": (), "proposal": (), "doc": (), "document": (),
+    # Where people say things in passing: chats, channels, tickets, forums.
+    **{n: ("untrusted_note", "note") for n in ("chat", "chats", "channel", "slack", "conversation", "discussion",
+                                               "forum", "ticket", "dm")},
+    # Pages written for readers: help centres, sites, guides.
+    **{n: ("wiki",) for n in ("site", "website", "blog", "guide", "handbook", "manual", "kb", "centre", "center",
+                              "documentation", "docs")},
+    # Other things that state a number or a rule, of any kind.
+    **{n: () for n in ("tooltip", "dashboard", "spreadsheet", "sheet", "deck", "slide", "slides", "presentation",
+                       "report", "readme")},
 }
 # Modifiers that say which lifecycle status the named document has.
 OLD_WORDS = ("old", "older", "legacy", "previous", "outdated", "former", "archived", "superseded", "deprecated")
@@ -64,11 +73,15 @@ _BREAKS = {
 _PASSERS = ("someone", "somebody", "a colleague", "my colleague", "my manager", "a teammate", "they", "we", "i")
 _PASSED = ("pasted", "sent", "shared", "posted", "forwarded", "wrote", "found", "linked", "dropped")
 _MAX_MODIFIERS = 5
+# Verbs of having seen a claim somewhere ("I read in the wiki that …").
+_PERCEIVED = ("read", "saw", "seen", "heard", "noticed", "found", "spotted")
 # Words that open a question (after "According to X," the user's own question may follow).
 _QUESTION_OPENERS = ("how", "what", "which", "who", "when", "where", "why", "is", "are", "was", "were", "does",
                      "do", "did", "should", "can", "could", "would", "will", "has", "have")
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*|[.?!;:,]")
+# A word, or an identifier or relation written whole ("raw.helpdesk.ticket_events": its dots
+# end no sentence and its parts are no document nouns).
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'’\-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_'’\-]*)*|[.?!;:,]")
 _SENTENCE_END = ".?!;"
 
 
@@ -166,24 +179,35 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         seen_heads.update(range(i, end))
         before = [t[0] for t in toks[max(0, start - 2):start]]
         end = _linked_phrase_end(toks, end)
+        # "in the ops channel someone said <claim>": a passer and an attribution verb after the phrase
+        if end + 1 < len(toks) and toks[end][0] in _PASSERS and toks[end + 1][0] in ATTRIBUTION_VERBS:
+            end += 1
         verb = toks[end][0] if end < len(toks) else ""
         compared = bool(before) and before[-1] in ("like", "as")
-        # "per the wiki, …" (a determiner: "cost per page" names no source)
-        according = before[-2:] == ["according", "to"] or (before[-1:] == ["per"] and toks[start][0] in _DETERMINERS)
+        # "per the wiki, …" (a determiner: "cost per page" names no source); "based on the wiki, …"
+        according = (before[-2:] in (["according", "to"], ["based", "on"], ["going", "by"])
+                     or (before[-1:] == ["per"] and toks[start][0] in _DETERMINERS))
+        # "I read in the chat thread that <claim>", "I saw on the help site that <claim>"
+        perceived = len(before) == 2 and before[-1] in ("in", "on") and before[-2] in _PERCEIVED
+
         subject = bool(before) and before[-1] in ("does", "did", "do") and verb in ATTRIBUTION_VERBS
         after = toks[end + 1][0] if end + 1 < len(toks) else ""
         judged = (before[-1:] and before[-1] in _COPULAS and verb in JUDGEMENTS) or (
             verb in _COPULAS and after in JUDGEMENTS)
         attributed = verb in ATTRIBUTION_VERBS or judged or (compared and verb in _AUXILIARIES) or (
             _opens_sentence(toks, start) and _finite_verb(verb))
-        if not (attributed or according):
+        if not (attributed or according or perceived):
             i = end
             continue
-        if compared or according:
+        if perceived:
+            # "I read in X that <claim>": the claim runs from "that" to the end of the sentence.
+            clause = (end, _sentence_end(toks, end, commas=False))
+        elif compared or according:
             # "…, as X says": the claim is the rest of the sentence, the user's own words. Opening a
             # sentence ("According to X, <claim>."), the clause runs on to the sentence end unless
             # what follows the comma is a question of the user's ("According to X, how is…?").
-            first = start - (2 if before[-2:] == ["according", "to"] else 1)
+            first = start - (2 if len(before) == 2 and before[-2] in ("according", "based", "going") and not compared
+                             and before[-1] != "per" else 1)
             stop = _sentence_end(toks, end, commas=True)
             if _opens_sentence(toks, first) and stop < len(toks) and toks[stop][0] == "," \
                     and not (stop + 1 < len(toks) and toks[stop + 1][0] in _QUESTION_OPENERS):
@@ -195,7 +219,8 @@ def extract_named_sources(question: str) -> list[NamedSource]:
             # "X says <claim>": the claim runs to the end of the sentence.
             clause = (start, _sentence_end(toks, end, commas=False))
         words = [t[0] for t in toks[start:end] if t[0] not in _DETERMINERS and t[0] not in _LINKING]
-        noun = toks[i][0]
+        # The compound's last document noun heads it ("chat <thread>", "help centre <article>").
+        noun = next(toks[j][0] for j in range(min(end, len(toks)) - 1, i - 1, -1) if toks[j][0] in DOC_NOUNS)
         mods = [w for w in words if w in _STATUS_OF_WORD]
         statuses = _STATUS_OF_WORD.get(noun, ()) or next((_STATUS_OF_WORD[m] for m in mods), ())
         char_span = (toks[clause[0]][1], toks[clause[1] - 1][2]) if clause[1] > clause[0] else (0, 0)
