@@ -132,6 +132,14 @@ def test_context_server_answers_the_readme_questions_on_the_demo(home):
             assert all(s in r["answer"] for s in SOURCES)
             r = await call("ask", {"question": "What was net revenue for August 2026?"})
             assert r["action"] == "calculate" and "26,716.31" in r["answer"]
+            # Two periods named: each under its own revision, the same values as asked one by one.
+            june = await call("ask", {"question": "What was net revenue in June 2026?"})
+            july = await call("ask", {"question": "What was net revenue in July 2026?"})
+            both = await call("ask", {"question": "What was net revenue in June and July 2026?"})
+            assert both["action"] == "calculate" and both["calculation"]["kind"] == "metric_value_by_period"
+            assert [(x["doc_id"], x["value"]) for x in both["calculation"]["parts"]] == [
+                ("metric.net_revenue.v1", june["calculation"]["value"]),
+                ("metric.net_revenue.v2", july["calculation"]["value"])]
             r = await call("ask", {"question": "What does the finance-only Q4 rebate reserve memo say?"})
             assert r["action"] == "deny" and r["evidence"] == []
             r = await call("lineage", {"object_id": "metric.finance.net_revenue", "as_of": "2026-08-31"})

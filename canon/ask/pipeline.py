@@ -1419,6 +1419,8 @@ def _pick_snapshot(fx: FreshnessIndex, hit: set[int], p: ParsedQuestion) -> int 
 def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:
     """Numbers come from the semantic layer, after the governing definition is
     resolved for the first and the last day of the period."""
+    if len(p.periods) >= 2:
+        return _value_per_named_period(ctx, p, role, concept)
     start, end = p.period
     last = end - dt.timedelta(days=1)
     revisions = ctx.by_object.get(concept, [])
@@ -1438,6 +1440,28 @@ def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -
                                "how to report the period.",
                         evidence=[Evidence.of(first_res.chosen, "conflict"), Evidence.of(last_res.chosen, "conflict")])
     return calculate.metric_value(last_res.chosen, start, end, ctx.metric_values, role, p.period_label)
+
+
+def _value_per_named_period(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:
+    """A value for each period the question names ("June vs July 2026"), each under the revision
+    that governs it, side by side and never added up: one period answered for two asked would
+    drop the other without a word. Any part that is not a calculation (a deny, a human review, no
+    semantic layer) is the answer instead."""
+    parts = [_metric_value(ctx, replace(p, period=period, period_label=label, periods=()), role, concept)
+             for period, label in p.periods]
+    for r in parts:
+        if r.action != "calculate" or not r.calculation:
+            return r
+    calc = [c for r in parts for c in (r.calculation["parts"] if r.calculation.get("kind") == "metric_value_by_period"
+                                       else [dict(r.calculation, doc_id=r.evidence[0].doc_id)])]
+    evidence: list[Evidence] = []
+    for r in parts:
+        evidence += [e for e in r.evidence if e.doc_id not in {x.doc_id for x in evidence}]
+    return Response(action="calculate", role=role, as_of=max(r.as_of for r in parts if r.as_of),
+                    answer=f"Each period asked ({p.period_label}) is computed under the revision that governs it "
+                           "and the values are not added up: " + " ".join(r.answer for r in parts),
+                    evidence=evidence, claims=[c for r in parts for c in r.claims],
+                    calculation={"kind": "metric_value_by_period", "parts": calc})
 
 
 def _value_per_sub_period(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response | None:

@@ -75,6 +75,7 @@ class ParsedQuestion:
     tables: list[str] = field(default_factory=list)     # relation names written out ("raw.app.events")
     at_time: dt.time | None = None                      # a time of day named ("the 08:00 UTC snapshot"), UTC
     ambiguous_days: tuple[dt.date, ...] = ()            # a numeric date that reads two ways ("08/07/2026")
+    periods: tuple = ()                                 # two or more periods named apart: ((start, end), label)
 
     @property
     def intent(self) -> str:
@@ -340,4 +341,5 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
         matches=matches, named_sources=sources,
         clock=as_of or clock, period_label=t.period_label, versions=t.versions, compare=t.compare,
         tables=find_tables(question), at_time=find_time_of_day(question), ambiguous_days=t.ambiguous,
+        periods=t.periods,
     )

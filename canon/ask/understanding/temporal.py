@@ -46,6 +46,7 @@ class TimeRefs:
     versions: tuple[VersionRef, ...] = ()
     compare: bool = False
     ambiguous: tuple[dt.date, ...] = ()   # a numeric date that reads as these days (canon/core/dates.py)
+    periods: tuple[tuple[Period, str], ...] = ()   # two or more periods named apart ("June and July 2026")
 
 
 # ---------------------------------------------------------------- names blanked out
@@ -222,6 +223,53 @@ def find_period(text: str, *, source: str = "question") -> tuple[Period | None, 
     if _START_BEFORE.search(before):
         return None, f"the start of {label}", period[0]
     return period, label, None
+
+
+# Periods named one after the other, the year written once at the end: "June and July 2026",
+# "June vs July 2026", "Q2 and Q3 2026", "June, July and August 2026".
+_LIST_JOIN = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus|&|against|compared\s+(?:to|with))\s+)(?:in\s+|for\s+)?"
+_MONTH_LIST = re.compile(rf"\b((?:(?:{MONTH_NAMES})\.?{_LIST_JOIN})+)({MONTH_NAMES})\.?\s+(\d{{4}})\b", re.I)
+_QUARTER_LIST = re.compile(rf"\b((?:Q[1-4]{_LIST_JOIN})+)Q([1-4])\s+(\d{{4}})\b", re.I)
+
+
+def find_periods(text: str, *, source: str = "question") -> list[tuple[Period, str]]:
+    """Every period the text names, in order, when it names two or more apart (not a range,
+    not the edge of one): "net revenue in June 2026 and in July 2026", "June vs July 2026",
+    "Q2 and Q3 2026". Empty when it names fewer than two."""
+    found: list[tuple[int, int, Period, str]] = []
+    for m in _MONTH_LIST.finditer(text):
+        year = int(m[3])
+        for w in re.findall(MONTH_NAMES, m[1], re.I) + [m[2]]:
+            found.append((m.start(), m.end(), *_period_of("month", (year, MONTHS[w.lower()]))))
+    for m in _QUARTER_LIST.finditer(text):
+        year = int(m[3])
+        for q in re.findall(r"Q([1-4])", m[1], re.I) + [m[2]]:
+            found.append((m.start(), m.end(), *_period_of("quarter", (year, int(q)))))
+    taken = [(a, b) for a, b, _, _ in found]
+    for kind, rx, parts in _PERIODS:
+        if kind == "range":
+            continue
+        for m in rx.finditer(text):
+            if any(a <= m.start() < b or a < m.end() <= b for a, b in taken):
+                continue
+            before, after = text[max(0, m.start() - 20):m.start()], text[m.end():m.end() + 12]
+            if _END_BEFORE.search(before) or _END_AFTER.search(after) or _START_BEFORE.search(before) \
+                    or relation_before(text, m.start()):
+                continue
+            try:
+                period, label = _period_of(kind, parts(m))
+            except (ValueError, OverflowError):
+                raise CanonInputError(source, f"{m[0]!r} is outside the dates Canon can report on") from None
+            found.append((m.start(), m.end(), period, label))
+            taken.append((m.start(), m.end()))
+    out: list[tuple[Period, str]] = []
+    for _, _, period, label in sorted(found, key=lambda f: (f[0], f[2])):
+        if all(period != o[0] for o in out):
+            out.append((period, label))
+    # A period inside another one named ("Q3 2026 … in July 2026") is no second period.
+    out = [o for o in out if not any(x is not o and x[0][0] <= o[0][0] and o[0][1] <= x[0][1] and x[0] != o[0]
+                                     for x in out)] if len(out) > 1 else out
+    return out if len(out) >= 2 else []
 
 
 # ---------------------------------------------------------------- ranges and relations
@@ -406,6 +454,12 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
             rng = None   # asked back below, as for any numeric date that reads two ways
         if rng is not None:
             return TimeRefs(period=rng[0], period_label=rng[1])
+        several = find_periods(blank_names(question, list(names)))
+        if several:
+            # The hull for a definition (a clarify when revisions change within it); a value is
+            # computed for each period named (canon/ask/pipeline.py `_metric_value`).
+            hull = (min(p[0][0] for p in several), max(p[0][1] for p in several))
+            return TimeRefs(period=hull, period_label=" and ".join(label for _, label in several), periods=tuple(several))
     try:
         day = find_date(question)
     except AmbiguousDate as e:
