@@ -81,3 +81,14 @@ def test_the_owner_asked_after_what_was_is_answered_from_metadata(ctx):
 ])
 def test_an_intent_word_inside_the_name_asked_for_leaves_it_a_value(question):
     assert "value" in detect_intents(question)
+
+
+@pytest.mark.parametrize("question", [
+    "dropped call rate value for October 2026",
+    "roaming minutes values in Q3 2026",
+    "How high was the dropped call rate in October 2026?",
+])
+def test_a_value_asked_tersely_is_a_value_question(ctx, question):
+    assert "value" in detect_intents(question)
+    resp = ask(ctx, question, "analyst")
+    assert resp.action == "abstain" and resp.reason == "no_semantic_layer", (question, resp.action, resp.reason)

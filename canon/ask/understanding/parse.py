@@ -39,7 +39,8 @@ INTENT_WORDS = {
     "freshness": ("fresh", "freshness", "stale", "loaded", "sla", "slas", "late", "up to date", "up-to-date", "lag",
                   "how old", "latest load", "last load", "out of date", "refreshed", "snapshot"),
     "value": ("what was", "what were", "how much", "value of", "total", "amount of", "number for", "figure",
-              "how many"),
+              "how many", "value for", "value in", "value over", "value during", "values for", "values in",
+              "how high", "how low"),
     # Questions about a document's governance metadata (owner, deprecation): read beside the
     # intent above, never instead of it (`ParsedQuestion.intent` does not return them).
     "owner": ("who owns", "owns", "owner", "owners", "owned by", "who is responsible", "who maintains", "maintained by"),
