@@ -48,6 +48,13 @@ def _ref_same(t, v):
                                 and not prefixed(t, v))
 
 
+def _ref_spelled(t, v):
+    # `_ref_same` without the words of one measure (match.py, `same_measure`).
+    spelled_word = t == v or t.rstrip("s") == v.rstrip("s") or (
+        len(t) >= 5 and len(v) >= 5 and fuzz.ratio(t, v) >= 88 and not prefixed(t, v))
+    return spelled_word or (len(t) >= 3 and len(v) >= 3 and fuzz.ratio(t, v) >= _SHORT_RATIO and not prefixed(t, v))
+
+
 def _ref_boundary(w):
     return w in BOUNDARY or w.rstrip("s") in BOUNDARY or not w.isalnum() or any(c.isdigit() for c in w)
 
@@ -112,6 +119,9 @@ def reference_coverage(question, names, extra_words=frozenset()):
     heads = {core[-1] for core in cores if core} | _ref_initialisms(names)
     if not any(_ref_same(toks[hi], h) for h in heads) and toks[hi] not in MEASURE_NOUNS:
         return Coverage(True, [], [])
+    spelled = [c and any(_ref_spelled(t, v) for v in vocab) for t, c in zip(toks, covered)]
+    if not any(spelled[lo:hi + 1]):
+        return _ref_slot(toks, spelled)   # a word of the same measure alone names nothing
     phrase = toks[lo:hi + 1]
     uncovered = [toks[i] for i in range(lo, hi + 1) if hit[i] and not covered[i] and toks[i] not in _STOP]
     return Coverage(not uncovered, phrase, uncovered)

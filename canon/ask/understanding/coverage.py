@@ -24,7 +24,7 @@ from typing import Iterable
 
 from rapidfuzz import fuzz, process
 
-from canon.ask.understanding.match import _STOP, _same_word, prefixed, stated_names
+from canon.ask.understanding.match import _STOP, SYNONYMS_OF, _same_word, prefixed, stated_names
 from canon.ask.understanding.stems import stem
 
 # The most uncovered words a phrase may hold between two covered ones and still be one
@@ -153,6 +153,14 @@ class WordSet:
         self._memo: dict[str, bool] = {}
 
     def has(self, t: str) -> bool:
+        """`has_spelled`, or `t` is a word of the same measure as one of the words
+        (`match.MEASURE_SYNONYMS`: "ratio" for "rate")."""
+        if self.has_spelled(t):
+            return True
+        group = SYNONYMS_OF.get(t) or SYNONYMS_OF.get(t.rstrip("s"))
+        return bool(group and group & self.stems)
+
+    def has_spelled(self, t: str) -> bool:
         got = self._memo.get(t)
         if got is None:
             got = t.rstrip("s") in self.stems or (
@@ -248,6 +256,11 @@ def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = f
     # one that ends elsewhere ("parcels <returned> to the merchant") describes it in other words.
     if not ns.heads.has(toks[hi]) and toks[hi] not in MEASURE_NOUNS:
         return Coverage(True, [], [])
+    if not any(covered[i] and ns.vocab_words.has_spelled(toks[i]) for i in range(lo, hi + 1)):
+        # A word of the same measure ("proportion" for "rate") stands for a name's word only beside
+        # a word the name holds as written ("crop loss <proportion>"); alone it names nothing ("the
+        # proportion of monthly active accounts that …" is a description).
+        return _slot_phrase(toks, [c and ns.vocab_words.has_spelled(t) for t, c in zip(toks, covered)])
     phrase = list(toks[lo:hi + 1])
     uncovered = [toks[i] for i in range(lo, hi + 1) if hit[i] and not covered[i] and toks[i] not in _STOP]
     return Coverage(not uncovered, phrase, uncovered)

@@ -205,8 +205,23 @@ def prefixed(a: str, b: str) -> bool:
     return len(stem) >= 3 and len(body) - len(stem) >= MIN_PREFIX and body.endswith(stem)
 
 
+# Words of one measure: "the crop loss ratio" or "percentage" is the crop loss rate, "irrigation
+# spend" its cost. The grammar of measures, never a corpus's names.
+MEASURE_SYNONYMS = (
+    frozenset({"rate", "ratio", "percentage", "percent", "proportion", "pct"}),
+    frozenset({"cost", "spend", "spending", "expense", "expenditure", "outlay"}),
+)
+SYNONYMS_OF: dict[str, frozenset[str]] = {w: g for g in MEASURE_SYNONYMS for w in g}
+
+
+def same_measure(a: str, b: str) -> bool:
+    """`a` and `b` are words of one measure (`MEASURE_SYNONYMS`), plural or not."""
+    group = SYNONYMS_OF.get(a) or SYNONYMS_OF.get(a.rstrip("s"))
+    return bool(group) and (b in group or b.rstrip("s") in group)
+
+
 def _same_word(a: str, b: str) -> bool:
-    if a == b or a.rstrip("s") == b.rstrip("s"):
+    if a == b or a.rstrip("s") == b.rstrip("s") or same_measure(a, b):
         return True
     return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88 and not prefixed(a, b)
 
