@@ -143,3 +143,16 @@ def test_no_range_where_there_is_none(text):
 def test_a_value_over_a_range_is_over_the_whole_range():
     t = read_time("What was net revenue for Jul-Sep 2026?", "what was # for jul sep 2026", None, TODAY, find_date)
     assert t.period == (dt.date(2026, 7, 1), dt.date(2026, 10, 1)) and t.day is None
+
+
+@pytest.mark.parametrize("question", [
+    "Today I'm reconciling March 2026: which claim settlement rate definition applies?",
+    "For the March 2026 close that we're redoing today, how is the claim settlement rate defined?",
+    "Did the claim settlement rate exclude withdrawn claims in March 2026, or is that only now?",
+    "I know the new claim settlement rate excludes withdrawn claims, but what was the rule on 2026-03-01?",
+])
+def test_a_date_named_outright_wins_over_a_relative_word(ctx, question):
+    """"today", "now", "the new …" beside March 2026 answered from the revision in force today."""
+    resp = ask(ctx, question, "analyst")
+    assert resp.action == "answer", (question, resp.action, resp.reason)
+    assert primary(resp) == V1, (question, primary(resp))

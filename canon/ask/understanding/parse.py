@@ -178,7 +178,9 @@ _DETERMINERS = frozenset({"the", "its", "their", "our", "his", "her", "a", "an"}
 _PHRASE_ENDS = frozenset({"of", "for", "behind", "in", "on", "at", "from", "that", "which", "feeding", "used", "by",
                           "to", "as", "with", "when", "during", "under"})
 _OTHER_INTENT_WORDS = frozenset(w for intent, words in INTENT_WORDS.items() if intent != "value" for w in words
-                                ) | frozenset(DEFINITION_WORDS) | {"status", "schema"}
+                                ) | frozenset(DEFINITION_WORDS) | {"status", "schema", "rule", "rules", "formula",
+                                                                  "logic", "methodology", "meaning", "criteria",
+                                                                  "criterion", "policy", "wording"}
 
 
 def _heads_asked(q: str) -> list[str]:

@@ -432,6 +432,20 @@ def is_comparison(stripped: str, versions: tuple[VersionRef, ...]) -> bool:
 # ---------------------------------------------------------------- the whole reading
 
 
+def _names_a_date(text: str) -> bool:
+    """`text` names a day, a range or a period outright (not relative to the clock)."""
+    try:
+        if date_spans(text) or find_range(text):
+            return True
+    except AmbiguousDate:
+        return True
+    try:
+        period, _, edge = find_period(text)
+    except CanonInputError:
+        return True
+    return period is not None or edge is not None
+
+
 def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.date,
               find_date, names: list[str] = ()) -> TimeRefs:
     """Dates, periods and revisions of one question. An explicit `as_of` is the
@@ -441,11 +455,16 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
     clock = as_of or today
     versions = find_versions(stripped)
     compare = is_comparison(stripped, versions)
+    blanked = blank_names(question, list(names))
+    explicit = as_of is None and _names_a_date(blanked)
+    if versions and not compare and explicit and all(v.number is None and v.ordinal is None for v in versions):
+        # "I know the new take rate includes ad charges, but what was the rule on 2026-03-01?": the
+        # date says which revision; a relative word beside it ("new", "current") does not.
+        versions = ()
     if versions or compare:
         # A named revision is selected by version, not by date; the clock places
         # "previous" and "current".
         return TimeRefs(day=clock, versions=versions, compare=compare)
-    blanked = blank_names(question, list(names))
     if as_of is None:
         # A range is read whole before any one date in it ("between 2026-03-15 and 2026-04-15").
         try:
@@ -467,7 +486,8 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
         if as_of is None:
             return TimeRefs(ambiguous=e.readings)
         day = None
-    offset = relative_offset(stripped) if day is None else None
+    # A period named outright ("Today I'm reconciling March 2026") wins over a relative word.
+    offset = relative_offset(stripped) if day is None and not explicit else None
     if offset is not None:
         return TimeRefs(day=clock + dt.timedelta(days=offset), relative_day=True)
     back = days_ago(stripped, clock) if day is None else None
