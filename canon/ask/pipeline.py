@@ -51,6 +51,7 @@ from canon.ask.understanding.coverage import (
     stated_synonyms,
     text_words,
     unstated_measure,
+    unstated_modifiers,
 )
 from canon.ask.understanding.identifiers import identifier_unnamed, identifiers, names_identifier
 from canon.ask.understanding.match import _STOP, ObjectMatch, _humanize, _same_word, normalize, object_catalog
@@ -386,7 +387,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                  and m.kinds != {"freshness_snapshot"}
                  # A governed object with an approved revision the role sees is no "document that is
                  # not authoritative": `_pick_concept` set it aside (another measure asked beside it).
-                 and not _has_approved_concept(ctx, m.object_id, view)]
+                 and not _has_approved_concept(ctx, m.object_id, view)
+                 # "the <adjusted> net revenue": a modifier the document never states names another thing.
+                 and not _unstated_modifiers(ctx, m.object_id, p.text, role, any_kind=True)]
         if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
@@ -496,9 +499,11 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     covs = {m.object_id: _coverage(ctx, m.object_id, p.text, view.role) for m in candidates}
     candidates = [m for m in candidates if _named(ctx, m, p.text, view.role, covs[m.object_id])]
     candidates = [m for m in candidates if not _measured_model(p.intent, m.kinds, p.text, covs[m.object_id])]
-    # "The <mean> pothole repair time" beside a definition that computes a median names another measure.
+    # "The <mean> pothole repair time" beside a definition that computes a median names another
+    # measure, and so does a modifier the definition never states ("the <wheelchair> … rate").
     candidates = [m for m in candidates if not computes_other(
-        _aggregates_beside(p.text, covs[m.object_id]), " ".join(_definitions(ctx, m.object_id, view.role)))]
+        _aggregates_beside(p.text, covs[m.object_id]), " ".join(_definitions(ctx, m.object_id, view.role)))
+        and not _unstated_modifiers(ctx, m.object_id, p.text, view.role)]
     candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
         return None, []
@@ -579,6 +584,25 @@ def _metric_of_model_name(ctx, model_id: str, question: str, view: RoleView) -> 
         model_id in d.text or getattr(now.by_id.get(str(d.metadata.get("model_doc_id"))), "object_id", None) == model_id)
         for d in ctx.by_object.get(found[0], []) if d.doc_id in now.shown_ids)
     return found[0] if implements else None
+
+
+def _unstated_modifiers(ctx, object_id: str, question: str, role: str, *, any_kind: bool = False) -> list[str]:
+    """Modifiers before a whole name of a metric that its visible approved definitions never
+    state (coverage.unstated_modifiers); only a metric's definition says what it counts. With
+    `any_kind`, of any object, against the texts of its revisions the role sees (a wiki page
+    named with a modifier it never states is not the page named)."""
+    entry = ctx.catalog[object_id]
+    if any_kind:
+        shown = ctx.view(role).shown_ids
+        definitions = [d.text for d in ctx.by_object.get(object_id, []) if d.doc_id in shown]
+    else:
+        definitions = _definitions(ctx, object_id, role)
+        if "metric_definition" not in entry.kinds:
+            return []
+    if not definitions:
+        return []
+    names = set(entry.names) | set(entry.initials)   # "the <net> GMV" as "the <net> gross merchandise value"
+    return unstated_modifiers(question, names, " ".join([*entry.names, *definitions]), {entry.domain} - {""})
 
 
 def _aggregates_beside(question: str, cov) -> set[str]:
@@ -1150,6 +1174,8 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return False
     if computes_other(_aggregates_beside(question, cov), " ".join(_definitions(ctx, d.object_id, role))):
         return False   # "the <mean> pothole repair time" beside a median, as in `_pick_concept`
+    if _unstated_modifiers(ctx, d.object_id, question, role):
+        return False   # "the <90>-day … rate" beside a definition of 7 days, as in `_pick_concept`
     if identifier_unnamed(question, cov.phrase, ctx.catalog[d.object_id].names):
         return False
     if grammar_word_in_name_place(question, cov.phrase, ctx.catalog[d.object_id].names):

@@ -25,6 +25,7 @@ from typing import Iterable
 from rapidfuzz import fuzz, process
 
 from canon.ask.understanding.match import _STOP, SYNONYMS_OF, _same_word, prefixed, stated_names
+from canon.ask.understanding.named_sources import ATTRIBUTION_VERBS, DRAFT_WORDS, OLD_WORDS
 from canon.ask.understanding.stems import stem
 
 # The most uncovered words a phrase may hold between two covered ones and still be one
@@ -406,6 +407,84 @@ def _asking_clause(toks: tuple[str, ...]) -> set[int]:
             out.update(range(j + 1, k + 1))
             if verb and opened:
                 out.add(k + 1)
+    return out
+
+
+# At most this many words before a name are read as its modifiers.
+_MAX_MODIFIERS = 3
+# Words that open a noun phrase: what may stand just before a name's modifiers.
+_PHRASE_OPENERS = frozenset({"the", "a", "an", "our", "your", "their", "its", "my", "this", "that", "these", "those",
+                             "is", "are", "was", "were", "of", "for", "in", "on", "at", "by", "about", "define",
+                             "defined", "which", "and", "or", "with", "to", "from"})
+# Words before a name that are no modifiers of it: the verbs that attribute or report ("the wiki
+# says DAU …", "the dashboard shows …") and prepositions ("the data behind X").
+_NOT_MODIFIERS = frozenset(ATTRIBUTION_VERBS) | {
+    "behind", "through", "via", "around", "beside", "beyond", "near", "without", "against", "among", "throughout",
+    "includes", "include", "included", "excludes", "exclude", "excluded", "counts", "tracks", "track", "measures",
+    "reports", "report", "reported", "shows", "uses", "use", "used", "maintains", "maintained", "owns", "owned",
+    "feeds", "feed", "fed", "drives", "supports", "computes", "calculates", "trace", "traces", "explain"}
+# Words that say which revision or document, not what is measured ("the legacy net revenue wiki").
+_WHICH_REVISION = frozenset(OLD_WORDS) | frozenset(DRAFT_WORDS) | {"new", "newer", "newest", "latest", "original",
+                                                                    "initial", "governed", "official", "approved"}
+_REPORTING_FREQUENCIES = frozenset({"daily", "weekly", "monthly", "quarterly", "yearly", "annual", "hourly"})
+# Units a number before a name counts in ("the 90-day …", "the 12 month …").
+_UNITS = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours", "minute",
+                    "minutes", "second", "seconds", "quarter", "quarters"})
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def _name_start(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
+    """Where the first of `names` written out whole starts in `toks`."""
+    best = None
+    for n in names:
+        nw = n.split()
+        for i in range(len(toks) - len(nw) + 1):
+            if all(_same_word(toks[i + j], nw[j]) for j in range(len(nw))):
+                best = i if best is None else min(best, i)
+                break
+    return best
+
+
+def unstated_modifiers(question: str, names: Iterable[str], text: str,
+                       extra_words: Iterable[str] = frozenset()) -> list[str]:
+    """The modifiers written just before a whole name of the object that `text` (its names and
+    definitions) never states: "the <wheelchair> baggage mishandling rate", "the <90>-day …"
+    beside a definition that counts 7 days. Another measure than the one governed, however whole
+    the name after them. Grammar words end the walk back ("the", "our", "official"); the
+    object's domain (`extra_words`) is no modifier."""
+    toks = _words(question)
+    start = _name_start(toks, names)
+    if start is None:
+        return []
+    mods: list[str] = []
+    k = start - 1
+    while k >= 0 and len(mods) < _MAX_MODIFIERS:
+        t = toks[k]
+        if t in _NOT_MODIFIERS:
+            return []   # "the old wiki <says> DAU …", "the data <behind> X": a verb or a preposition
+        if _NUMBER.fullmatch(t) or t in _UNITS:
+            mods.append(t)
+        elif _is_boundary(t) or t in _STOP or len(t) == 1:   # one letter: a possessive's "s"
+            break
+        elif t in _REPORTING_FREQUENCIES or t in _WHICH_REVISION:
+            pass   # "the monthly …", "the legacy …": how often, or which revision, not another measure
+        else:
+            mods.append(t)
+        k -= 1
+    # Only a noun phrase an article, a possessive, a copula or a preposition opens (or the
+    # question's first words) holds modifiers: "which group maintains headcount" has none.
+    if mods and k >= 0 and toks[k] not in _PHRASE_OPENERS:
+        return []
+    words = text_words(text)
+    numbers = set(_NUMBER.findall(text))
+    extra = set(extra_words)
+    out = []
+    for t in reversed(mods):
+        if _NUMBER.fullmatch(t):
+            if t not in numbers:
+                out.append(t)
+        elif t not in _UNITS and t not in extra and not words.uses(t):
+            out.append(t)
     return out
 
 
