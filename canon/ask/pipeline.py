@@ -536,7 +536,49 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
             return settled, []
         return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
                       for c in sorted(top, key=lambda c: c.object_id)]
+    others = _others_named_in_part(ctx, top[0], covs[top[0].object_id].phrase, p.text, view)
+    if others:
+        return None, [{"object_id": oid, "domain": ctx.catalog[oid].domain, "title": shown_objects[oid].title}
+                      for oid in sorted({top[0].object_id, *others})]
     return top[0].object_id, []
+
+
+def _others_named_in_part(ctx, m: ObjectMatch, phrase: list[str], question: str, view: RoleView) -> list[str]:
+    """Visible objects of `m`'s kind whose names hold the question's object phrase as `m`'s do,
+    when the phrase is part of `m`'s name and no whole name of it ("the delivery rate" of the on
+    time and of the first attempt delivery rate): a fuzzy match of one of them is no reason to
+    pick it. Empty when the question writes `m`'s name out whole."""
+    entry = ctx.catalog[m.object_id]
+    words = " ".join(phrase)
+    if not phrase or _whole(m, question) or words in entry.names or len(phrase) < 2:
+        return []
+    kinds = entry.kinds & set(CONCEPT_PRIORITY)
+    out = []
+    for oid in _objects_with_words(ctx.catalog, tuple(phrase)):
+        other = ctx.catalog[oid]
+        if oid == m.object_id or not (other.kinds & kinds) or oid not in view.shown_objects:
+            continue
+        if any(f" {words} " in f" {n} " for n in other.names) and words not in other.names:
+            out.append(oid)
+    return out
+
+
+def _objects_with_words(catalog, words: tuple[str, ...]) -> set[str]:
+    """The catalog's objects whose names hold every one of `words` (an index built once per catalog)."""
+    cached = getattr(catalog, "_by_name_word", None)
+    index = cached[1] if cached is not None and cached[0] == len(catalog) else None
+    if index is None:   # built again when objects were added to the catalog since
+        index = {}
+        for oid, e in catalog.items():
+            for n in e.names:
+                for w in n.split():
+                    index.setdefault(w, set()).add(oid)
+        try:
+            catalog._by_name_word = (len(catalog), index)
+        except AttributeError:   # a plain dict: indexed per call
+            pass
+    sets = [index.get(w, set()) for w in words]
+    return set.intersection(*sets) if sets else set()
 
 
 # What a dbt model's name starts with to say its layer, not what it holds ("fct_overdraft_fees").
@@ -1191,15 +1233,17 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
 
 def _same_phrase_elsewhere(ctx, d: Document, candidates: list[Document], covs: dict, p: ParsedQuestion,
                            described_as: str, role: str) -> list[Document]:
-    """Other governed candidates of `d`'s kind, in another domain, that the question's object
-    phrase names just as `d`'s does ("retention" of the people and of the product retention
-    rate): retrieval's order is no reason to pick one, as two whole names in two domains are
-    none in `_pick_concept`."""
+    """Other governed candidates of `d`'s kind that the question's object phrase names just as
+    `d`'s does: "retention" of the people and of the product retention rate (two domains), "wait
+    time" of the surgical and of the outpatient wait time (one domain, the phrase the end of both
+    names, whole name of neither). Retrieval's order is no reason to pick one, as two whole names
+    are none in `_pick_concept`. Within one domain a phrase that is a whole name of `d` names `d`."""
     phrase = covs[d.object_id].phrase
     domain = ctx.catalog[d.object_id].domain
+    whole = " ".join(phrase) in ctx.catalog[d.object_id].names
     out = []
     for o in candidates:
-        if o.object_id == d.object_id or o.kind != d.kind or ctx.catalog[o.object_id].domain == domain:
+        if o.object_id == d.object_id or o.kind != d.kind or (ctx.catalog[o.object_id].domain == domain and whole):
             continue
         cov = covs.get(o.object_id) or _coverage(ctx, o.object_id, p.text, role)
         if cov.phrase == phrase and _names_in_discovery(ctx, o, p.text, described_as, role, p.intent, cov):
