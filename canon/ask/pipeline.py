@@ -45,6 +45,7 @@ from canon.ask.understanding.coverage import (
     description_support,
     grammar_word_in_name_place,
     measure_of,
+    names_a_component,
     other_measure,
     renames,
     restates_definition,
@@ -503,7 +504,9 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     # measure, and so does a modifier the definition never states ("the <wheelchair> … rate").
     candidates = [m for m in candidates if not computes_other(
         _aggregates_beside(p.text, covs[m.object_id]), " ".join(_definitions(ctx, m.object_id, view.role)))
-        and not _unstated_modifiers(ctx, m.object_id, p.text, view.role)]
+        and not _unstated_modifiers(ctx, m.object_id, p.text, view.role)
+        # "the share of <GMV> that the marketplace keeps as fees": a part of the measure asked about
+        and not names_a_component(p.text, covs[m.object_id].phrase)]
     candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
         return None, []
@@ -1218,6 +1221,8 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return False   # "the <mean> pothole repair time" beside a median, as in `_pick_concept`
     if _unstated_modifiers(ctx, d.object_id, question, role):
         return False   # "the <90>-day … rate" beside a definition of 7 days, as in `_pick_concept`
+    if names_a_component(question, cov.phrase):
+        return False   # "fees as a percentage of <GMV>", as in `_pick_concept`
     if identifier_unnamed(question, cov.phrase, ctx.catalog[d.object_id].names):
         return False
     if grammar_word_in_name_place(question, cov.phrase, ctx.catalog[d.object_id].names):

@@ -488,6 +488,34 @@ def unstated_modifiers(question: str, names: Iterable[str], text: str,
     return out
 
 
+# Nouns of a ratio's share: "the <share> of GMV that …", "fees as a <percentage> of GMV".
+_SHARE_NOUNS = frozenset({"share", "percentage", "percent", "proportion", "fraction", "ratio", "part", "portion", "pct"})
+_DIVIDING = frozenset({"divide", "divides", "divided", "dividing", "over", "against", "relative"})
+
+
+def names_a_component(question: str, phrase: list[str]) -> bool:
+    """The object phrase stands in the question as a part of another measure: the whole a share
+    is taken of ("the share of <GMV> that the marketplace keeps as fees", "fees as a percentage
+    of <gross merchandise value>") or what is divided by ("which metric divides fees by <GMV>",
+    "fees over <GMV>", "relative to <GMV>"). The question describes the measure built on it."""
+    toks = _words(question)
+    n = len(phrase)
+    if not n:
+        return False
+    for i in range(len(toks) - n + 1):
+        if list(toks[i:i + n]) != phrase:
+            continue
+        before = toks[max(0, i - 4):i]
+        if len(before) >= 2 and before[-1] == "of" and (before[-2] in _SHARE_NOUNS or (
+                len(before) >= 3 and before[-3] in _SHARE_NOUNS and before[-2] in ("total", "all", "the"))):
+            return True
+        if before and before[-1] in ("by", "over", "against") and any(w in _DIVIDING for w in before[:-1] + (before[-1],)):
+            return True
+        if len(before) >= 2 and before[-2:] == ("relative", "to"):
+            return True
+    return False
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
