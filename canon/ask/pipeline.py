@@ -45,6 +45,7 @@ from canon.ask.understanding.coverage import (
     description_support,
     grammar_word_in_name_place,
     measure_of,
+    modifiers_before,
     names_a_component,
     other_measure,
     renames,
@@ -502,8 +503,8 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     candidates = [m for m in candidates if not _measured_model(p.intent, m.kinds, p.text, covs[m.object_id])]
     # "The <mean> pothole repair time" beside a definition that computes a median names another
     # measure, and so does a modifier the definition never states ("the <wheelchair> … rate").
-    candidates = [m for m in candidates if not computes_other(
-        _aggregates_beside(p.text, covs[m.object_id]), " ".join(_definitions(ctx, m.object_id, view.role)))
+    candidates = [m for m in candidates if not _other_aggregate_beside(ctx, m.object_id, p.text, covs[m.object_id],
+                                                                       view.role)
         and not _unstated_modifiers(ctx, m.object_id, p.text, view.role)
         # "the share of <GMV> that the marketplace keeps as fees": a part of the measure asked about
         and not names_a_component(p.text, covs[m.object_id].phrase)]
@@ -637,6 +638,9 @@ def _unstated_modifiers(ctx, object_id: str, question: str, role: str, *, any_ki
     `any_kind`, of any object, against the texts of its revisions the role sees (a wiki page
     named with a modifier it never states is not the page named)."""
     entry = ctx.catalog[object_id]
+    names = set(entry.names) | set(entry.initials)   # "the <net> GMV" as "the <net> gross merchandise value"
+    if not modifiers_before(question, names):
+        return []   # most questions: no definition is read
     if any_kind:
         shown = ctx.view(role).shown_ids
         definitions = [d.text for d in ctx.by_object.get(object_id, []) if d.doc_id in shown]
@@ -646,8 +650,14 @@ def _unstated_modifiers(ctx, object_id: str, question: str, role: str, *, any_ki
             return []
     if not definitions:
         return []
-    names = set(entry.names) | set(entry.initials)   # "the <net> GMV" as "the <net> gross merchandise value"
     return unstated_modifiers(question, names, " ".join([*entry.names, *definitions]), {entry.domain} - {""})
+
+
+def _other_aggregate_beside(ctx, object_id: str, question: str, cov, role: str) -> bool:
+    """An aggregate beside the object's phrase that its definitions do not compute (the
+    definitions read only when the question names one)."""
+    asked = _aggregates_beside(question, cov)
+    return bool(asked) and computes_other(asked, " ".join(_definitions(ctx, object_id, role)))
 
 
 def _aggregates_beside(question: str, cov) -> set[str]:
@@ -1217,7 +1227,7 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     cov = cov or _coverage(ctx, d.object_id, question, role)
     if not (cov.covered and cov.phrase) or _asks_another_measure(ctx, d.object_id, question):
         return False
-    if computes_other(_aggregates_beside(question, cov), " ".join(_definitions(ctx, d.object_id, role))):
+    if _other_aggregate_beside(ctx, d.object_id, question, cov, role):
         return False   # "the <mean> pothole repair time" beside a median, as in `_pick_concept`
     if _unstated_modifiers(ctx, d.object_id, question, role):
         return False   # "the <90>-day … rate" beside a definition of 7 days, as in `_pick_concept`

@@ -445,13 +445,10 @@ def _name_start(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
     return best
 
 
-def unstated_modifiers(question: str, names: Iterable[str], text: str,
-                       extra_words: Iterable[str] = frozenset()) -> list[str]:
-    """The modifiers written just before a whole name of the object that `text` (its names and
-    definitions) never states: "the <wheelchair> baggage mishandling rate", "the <90>-day …"
-    beside a definition that counts 7 days. Another measure than the one governed, however whole
-    the name after them. Grammar words end the walk back ("the", "our", "official"); the
-    object's domain (`extra_words`) is no modifier."""
+def modifiers_before(question: str, names: Iterable[str]) -> list[str]:
+    """The words written just before a whole name of the object that may make another measure of
+    it (`unstated_modifiers` reads them against its definitions), in question order; empty for
+    most questions, before any definition is read."""
     toks = _words(question)
     start = _name_start(toks, names)
     if start is None:
@@ -475,11 +472,24 @@ def unstated_modifiers(question: str, names: Iterable[str], text: str,
     # question's first words) holds modifiers: "which group maintains headcount" has none.
     if mods and k >= 0 and toks[k] not in _PHRASE_OPENERS:
         return []
+    return mods[::-1]
+
+
+def unstated_modifiers(question: str, names: Iterable[str], text: str,
+                       extra_words: Iterable[str] = frozenset()) -> list[str]:
+    """The modifiers written just before a whole name of the object that `text` (its names and
+    definitions) never states: "the <wheelchair> baggage mishandling rate", "the <90>-day …"
+    beside a definition that counts 7 days. Another measure than the one governed, however whole
+    the name after them. Grammar words end the walk back ("the", "our", "official"); the
+    object's domain (`extra_words`) is no modifier."""
+    mods = modifiers_before(question, names)
+    if not mods:
+        return []
     words = text_words(text)
     numbers = set(_NUMBER.findall(text))
     extra = set(extra_words)
     out = []
-    for t in reversed(mods):
+    for t in mods:
         if _NUMBER.fullmatch(t):
             if t not in numbers:
                 out.append(t)

@@ -65,13 +65,27 @@ def strip_names(normalized_question: str, names: list[str]) -> str:
 
 def blank_names(question: str, names: list[str]) -> str:
     """The raw question with each matched name (normalized words, any separators) replaced by
-    PLACEHOLDER: what periods are read from, so a name holding a year or a month is not a period."""
+    PLACEHOLDER: what periods are read from, so a name holding a year or a month is not a period.
+    Read word by word (a pattern compiled per name cost more than the rest of the question)."""
+    spans = [(m.start(), m.end(), m.group().lower()) for m in _ALNUM.finditer(question)]
+    words = [w for _, _, w in spans]
+    cut: list[tuple[int, int]] = []
+    taken = [False] * len(words)
     for n in sorted(set(names), key=len, reverse=True):
-        words = n.split()
-        if words:
-            rx = r"(?<![A-Za-z0-9])" + r"[^A-Za-z0-9]+".join(map(re.escape, words)) + r"(?![A-Za-z0-9])"
-            question = re.sub(rx, f" {PLACEHOLDER} ", question, flags=re.I)
+        nw = n.split()
+        if not nw:
+            continue
+        k = len(nw)
+        for i in range(len(words) - k + 1):
+            if words[i:i + k] == nw and not any(taken[i:i + k]):
+                taken[i:i + k] = [True] * k
+                cut.append((spans[i][0], spans[i + k - 1][1]))
+    for a, b in sorted(cut, reverse=True):
+        question = question[:a] + f" {PLACEHOLDER} " + question[b:]
     return question
+
+
+_ALNUM = re.compile(r"[A-Za-z0-9]+")
 
 
 # ---------------------------------------------------------------- relative days
@@ -473,7 +487,7 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
             rng = None   # asked back below, as for any numeric date that reads two ways
         if rng is not None:
             return TimeRefs(period=rng[0], period_label=rng[1])
-        several = find_periods(blank_names(question, list(names)))
+        several = find_periods(blanked)
         if several:
             # The hull for a definition (a clarify when revisions change within it); a value is
             # computed for each period named (canon/ask/pipeline.py `_metric_value`).
