@@ -55,6 +55,8 @@ def test_a_modifier_the_definition_never_states_abstains(ctx, question):
     ("How is the airport passenger throughput defined?", FLOW),
     ("What is our passenger throughput?", FLOW),
     ("How is the transfer BMR defined?", BAGS),
+    ("What is the standard baggage mishandling rate definition?", BAGS),
+    ("How is the headline passenger throughput defined?", FLOW),
 ])
 def test_a_modifier_the_definition_states_still_names_the_metric(ctx, question, doc_id):
     resp = ask(ctx, question, "analyst")
@@ -73,3 +75,15 @@ def test_a_frequency_or_a_revision_word_is_no_modifier():
     for q in ("the monthly baggage mishandling rate", "the legacy baggage mishandling rate",
               "the new baggage mishandling rate", "the draft baggage mishandling rate"):
         assert unstated_modifiers(q, ["baggage mishandling rate"], BAGS_TEXT) == [], q
+
+
+@pytest.mark.parametrize("question, doc_id", [
+    # an imperative that opens the question is no modifier of the name after it
+    ("Check baggage mishandling rate definition", BAGS),
+    ("Verify passenger throughput definition for me", FLOW),
+    ("Pull passenger throughput definition", FLOW),
+    ("Confirm baggage mishandling rate is defined per 1,000 passengers", BAGS),
+])
+def test_an_imperative_verb_is_no_modifier(ctx, question, doc_id):
+    resp = ask(ctx, question, "analyst")
+    assert resp.action == "answer" and resp.evidence[0].doc_id == doc_id, (question, resp.action, resp.reason)

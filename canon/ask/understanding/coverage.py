@@ -55,6 +55,9 @@ BOUNDARY = set(_STOP) | set(_MONTHS) | {
     "there", "here", "so", "if", "then", "but", "also", "include", "includes", "including", "exclude",
     "excludes", "use", "used", "uses", "supports", "supported", "implements", "implemented", "powers", "backs",
     "full", "entire", "whole", "complete", "verbatim", "paste", "summarise", "summarize", "quote", "print", "dump",
+    # Verbs of asking that open a request ("Check first response time freshness …", "Pull X").
+    "check", "verify", "confirm", "pull", "fetch", "display", "provide", "lookup", "look", "remind", "need",
+    "want", "know", "wonder", "wondering", "curious",
     # Words that place a question in time ("back in Q1 2026", "as it was then", "originally")
     # and the verb of "where does it come from": no word of what is measured.
     "back", "then", "originally", "previously", "formerly", "historically", "initially", "come", "comes", "came",
@@ -424,8 +427,12 @@ _NOT_MODIFIERS = frozenset(ATTRIBUTION_VERBS) | {
     "reports", "report", "reported", "shows", "uses", "use", "used", "maintains", "maintained", "owns", "owned",
     "feeds", "feed", "fed", "drives", "supports", "computes", "calculates", "trace", "traces", "explain"}
 # Words that say which revision or document, not what is measured ("the legacy net revenue wiki").
-_WHICH_REVISION = frozenset(OLD_WORDS) | frozenset(DRAFT_WORDS) | {"new", "newer", "newest", "latest", "original",
-                                                                    "initial", "governed", "official", "approved"}
+_WHICH_REVISION = frozenset(OLD_WORDS) | frozenset(DRAFT_WORDS) | {
+    "new", "newer", "newest", "latest", "original", "initial", "governed", "official", "approved",
+    # words that say "the one we all use", not another measure ("the standard net revenue")
+    "standard", "overall", "global", "company", "companywide", "consolidated", "headline", "main", "actual",
+    "real", "true", "exact", "precise", "agreed", "correct", "proper", "accepted", "definitive", "authoritative",
+    "sanctioned", "reported", "published", "usual", "normal", "regular", "general", "entire", "same"}
 _REPORTING_FREQUENCIES = frozenset({"daily", "weekly", "monthly", "quarterly", "yearly", "annual", "hourly"})
 # Units a number before a name counts in ("the 90-day …", "the 12 month …").
 _UNITS = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours", "minute",
