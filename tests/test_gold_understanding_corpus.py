@@ -45,7 +45,7 @@ ISSUE_CLASSES = {"nonexistent", "draft_partial", "named_source", "stated_synonym
                  "freshness_source_table", "freshness_snapshot_time", "how_counted", "governance_contradiction",
                  "version_named", "comparison", "period", "relative_date", "name_intent_words"}
 # Classes whose primary gold revision is chosen by the version named, not by as_of.
-BY_VERSION = {"version_named", "comparison", "model_lineage"}
+BY_VERSION = {"version_named", "comparison", "model_lineage", "version_relation"}
 
 
 @pytest.fixture(scope="module")
@@ -94,9 +94,14 @@ def _day(case) -> dt.date | None:
             return days_ago(normalize(case["question"]), day)
         return day - dt.timedelta(days=1) if cls == "relative_date" else day
     try:
-        return find_date(case["question"])
+        day = find_date(case["question"])
     except AmbiguousDate:
         return None   # a clarify case: no one day is meant
+    if cls == "date_relation" and day is not None:
+        # "prior to 2026-04-01": the day before it; "after 2026-03-31": the day after it
+        before = any(w in case["question"].lower() for w in ("before", "prior to", "pre-"))
+        return day + dt.timedelta(days=-1 if before else 1)
+    return day
 
 
 # --- the corpus -------------------------------------------------------------------------
