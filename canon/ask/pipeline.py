@@ -47,6 +47,7 @@ from canon.ask.understanding.coverage import (
     measure_of,
     modifiers_before,
     names_a_component,
+    names_without_head,
     other_measure,
     renames,
     restates_definition,
@@ -1225,6 +1226,9 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     one-word match does not name an object in `_pick_concept`. `cov` is `d`'s `_coverage` of
     the question when the caller has it."""
     cov = cov or _coverage(ctx, d.object_id, question, role)
+    if cov.covered and not cov.phrase and d.kind == "metric_definition" and names_without_head(
+            question, ctx.catalog[d.object_id].names) and not _asks_another_measure(ctx, d.object_id, question):
+        return True   # "how were <readmissions> counted": the readmission rate named without its head noun
     if not (cov.covered and cov.phrase) or _asks_another_measure(ctx, d.object_id, question):
         return False
     if _other_aggregate_beside(ctx, d.object_id, question, cov, role):

@@ -215,6 +215,40 @@ class NameSet:
     heads: WordSet                        # each core's last word and the initialisms
 
 
+# Head nouns a measure is named without as often as with: "readmissions" for the readmission
+# rate, "on-time delivery" for the on-time delivery rate, "first response" for first response time.
+_DROPPED_HEADS = frozenset({"rate", "ratio", "time", "duration", "percentage", "score", "index", "length"})
+
+
+def without_measure_head(names: Iterable[str]) -> set[str]:
+    """Each name less its measure head noun (`_DROPPED_HEADS`), when something is left."""
+    out = set()
+    for n in names:
+        words = n.split()
+        if len(words) >= 2 and words[-1] in _DROPPED_HEADS:
+            out.add(" ".join(words[:-1]))
+    return out
+
+
+def names_without_head(question: str, names: Iterable[str]) -> bool:
+    """The question writes one of the names less its measure head as a noun phrase of its own
+    ("how were <readmissions> counted", "is <on-time delivery> …"), plurals aside: grammar or the
+    question's end on both sides, no other measure noun after it ("readmission <count>")."""
+    toks = _words(question)
+    bare = [w.rstrip("s") for w in toks]
+    for n in without_measure_head(names):
+        nw = [w.rstrip("s") for w in n.split()]
+        k = len(nw)
+        for i in range(len(toks) - k + 1):
+            if bare[i:i + k] != nw:
+                continue
+            before_ok = i == 0 or _is_boundary(toks[i - 1]) or toks[i - 1] in _STOP
+            after_ok = i + k == len(toks) or (_is_boundary(toks[i + k]) and toks[i + k] not in _MEASURES_OF_ROWS)
+            if before_ok and after_ok:
+                return True
+    return False
+
+
 @lru_cache(maxsize=1 << 15)
 def name_set(names: frozenset[str], extra_words: frozenset[str] = frozenset()) -> NameSet:
     inits = _initialisms(names)
