@@ -65,3 +65,27 @@ def test_one_revision_asked_for_is_no_comparison(ctx, question, doc_id):
     resp = ask(ctx, question, "analyst", as_of=dt.date(2026, 11, 1))
     assert resp.action == "answer" and resp.comparison is None, (question, resp.action, resp.comparison)
     assert resp.evidence[0].doc_id == doc_id, (question, [e.doc_id for e in resp.evidence])
+
+
+@pytest.mark.parametrize("question", [
+    "What's the difference between the current member churn rate and the one used in January 2026?",
+    "Compare the member churn rate definition on 2026-01-15 with the one on 2026-06-01",
+    "member churn rate definition: January 2026 vs June 2026",
+])
+def test_revisions_compared_by_the_days_they_governed_cite_both(ctx, question):
+    """Compared by dates rather than version numbers, one revision was answered."""
+    resp = ask(ctx, question, "analyst", as_of=None)
+    assert resp.action == "answer", (question, resp.action, resp.reason)
+    assert [e.doc_id for e in resp.evidence] == [V1, V2], (question, [e.doc_id for e in resp.evidence])
+    assert resp.comparison is not None
+
+
+def test_two_days_one_revision_governs_are_asked_back(ctx):
+    resp = ask(ctx, "Compare the member churn rate definition on 2026-03-01 with the one on 2026-06-01", "analyst")
+    assert resp.action == "clarify" and resp.reason == "version_not_found", (resp.action, resp.reason)
+
+
+def test_a_value_over_two_periods_is_no_comparison_of_definitions():
+    from canon.ask.understanding.parse import parse_question
+    p = parse_question("What was the member churn rate in January 2026 vs June 2026?", {})
+    assert not p.compare and len(p.periods) == 2

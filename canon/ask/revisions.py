@@ -57,6 +57,9 @@ def _options(docs: list[Document], spans: dict[str, tuple[dt.date, dt.date]] | N
 def pick(revisions: list[Document], ref: VersionRef, clock: dt.date) -> tuple[Document | None, str]:
     """The revision `ref` names and how it was found; None when no revision is so named."""
     approved = _approved(revisions)
+    if ref.day is not None:
+        governing = [d for d in approved if d.in_effect(ref.day)]
+        return (governing[-1] if governing else None), f"the revision in effect on {ref.day.isoformat()}"
     if ref.number is not None and ref.step:
         side = "before" if ref.step < 0 else "after"
         how = f"the approved revision {side} version {ref.number}"

@@ -335,12 +335,13 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
     # Intent is read outside the claims the question attributes to a source: "the wiki says
     # it is late" does not make a definition question a freshness one.
     sources = extract_named_sources(question)
+    intents = detect_intents(outside_claims(question, sources), names)
     t = temporal.read_time(question, temporal.strip_names(normalize(question), names), as_of, clock, find_date,
-                           names)
+                           names, compare_days="value" not in intents)
     # A revision named by version is not selected by date: the answer reports its validity instead.
     day = None if t.versions or t.compare else t.day
     return ParsedQuestion(
-        text=question, as_of=day, period=t.period, intents=detect_intents(outside_claims(question, sources), names),
+        text=question, as_of=day, period=t.period, intents=intents,
         matches=matches, named_sources=sources,
         clock=as_of or clock, period_label=t.period_label, versions=t.versions, compare=t.compare,
         tables=find_tables(question), at_time=find_time_of_day(question), ambiguous_days=t.ambiguous,

@@ -35,6 +35,7 @@ class VersionRef:
     ordinal: int | None = None
     relative: str | None = None
     step: int = 0   # the approved revision before (-1) or after (+1) the one named ("prior to v2")
+    day: dt.date | None = None   # the revision in effect on a day ("the one used in March 2026")
 
 
 @dataclass
@@ -446,6 +447,37 @@ def is_comparison(stripped: str, versions: tuple[VersionRef, ...]) -> bool:
 # ---------------------------------------------------------------- the whole reading
 
 
+# Revisions compared by the days they governed: "compare the take rate definition on 2026-03-01
+# with the one on 2026-09-01", "the difference between the current take rate and the one used in
+# March 2026". Words that say a comparison outright (a comparative may compare values).
+_COMPARE_BY_DATE = re.compile(r"\b(?:difference|differences|differ|differs|diff|compare|compared|comparison|"
+                              r"changed?\s+between|vs|versus|contrast)\b")
+
+
+def _revisions_by_date(blanked: str, stripped: str) -> tuple[VersionRef, ...]:
+    """Two revisions named by days or periods they governed (a period by its last day), or one
+    so named beside "current"/"now"/"today"; empty otherwise."""
+    try:
+        days = [(a, d) for a, _, d in date_spans(blanked)]
+        periods = find_periods(blanked)
+        if not periods:
+            period, _, edge = find_period(blanked)
+            if period is not None:
+                days.append((10 ** 9, period[1] - dt.timedelta(days=1)))
+            elif edge is not None:
+                days.append((10 ** 9, edge))
+    except (AmbiguousDate, CanonInputError):
+        return ()
+    days += [(10 ** 9 + i, p[1] - dt.timedelta(days=1)) for i, (p, _) in enumerate(periods)]
+    ordered = [d for _, d in sorted(days)]
+    distinct = list(dict.fromkeys(ordered))
+    if len(distinct) >= 2:
+        return VersionRef(day=distinct[0]), VersionRef(day=distinct[1])
+    if len(distinct) == 1 and relative_offset(stripped) == 0:
+        return VersionRef(day=distinct[0]), VersionRef(relative="current")
+    return ()
+
+
 def _names_a_date(text: str) -> bool:
     """`text` names a day, a range or a period outright (not relative to the clock)."""
     try:
@@ -461,11 +493,13 @@ def _names_a_date(text: str) -> bool:
 
 
 def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.date,
-              find_date, names: list[str] = ()) -> TimeRefs:
+              find_date, names: list[str] = (), *, compare_days: bool = True) -> TimeRefs:
     """Dates, periods and revisions of one question. An explicit `as_of` is the
     reporting date, unless the question counts days from it ("yesterday"): then it
     is the clock. Without one, the clock is `today`. A full date in the question
-    wins over a relative word."""
+    wins over a relative word. `compare_days`: two days or periods beside a comparison word
+    compare the revisions governing them (not for a value question: "net revenue in June vs
+    July" asks for two values)."""
     clock = as_of or today
     versions = find_versions(stripped)
     compare = is_comparison(stripped, versions)
@@ -475,6 +509,10 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
         # "I know the new take rate includes ad charges, but what was the rule on 2026-03-01?": the
         # date says which revision; a relative word beside it ("new", "current") does not.
         versions = ()
+    if compare_days and not versions and as_of is None and _COMPARE_BY_DATE.search(stripped):
+        by_date = _revisions_by_date(blanked, stripped)
+        if by_date:
+            versions, compare = by_date, True
     if versions or compare:
         # A named revision is selected by version, not by date; the clock places
         # "previous" and "current".
