@@ -89,3 +89,9 @@ def test_the_source_and_its_claim_are_read(question, noun, claim):
 def test_a_relation_name_is_no_source():
     # its dots end no sentence, and "ticket" inside it is no document noun
     assert extract_named_sources("Is raw.helpdesk.ticket_events up to date on 20 November 2026?") == []
+
+
+def test_a_hyphenated_word_between_a_source_and_its_verb():
+    # "from payments-risk" is a short prepositional phrase like "from 2024"
+    found = extract_named_sources("A slack thread from payments-risk claims GMV includes shipping. True?")
+    assert [s.noun for s in found] == ["thread"]

@@ -147,9 +147,14 @@ def _linked_phrase_end(toks, end: int) -> int:
         for j in range(end + 1, min(len(toks), end + 1 + _MAX_LINKED) + 1):
             if j < len(toks) and toks[j][0] in ATTRIBUTION_VERBS:
                 return j
-            if j >= len(toks) or not toks[j][0].isalnum() or toks[j][0] in _BREAKS:
+            if j >= len(toks) or not _is_word(toks[j][0]) or toks[j][0] in _BREAKS:
                 break
     return end
+
+
+def _is_word(tok: str) -> bool:
+    """A word, hyphenated or with an apostrophe ("payments-risk", "team's"), not punctuation."""
+    return tok.replace("-", "").replace("'", "").replace("’", "").replace("_", "").replace(".", "").isalnum()
 
 
 def _opens_sentence(toks, start: int) -> bool:
