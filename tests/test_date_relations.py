@@ -156,3 +156,13 @@ def test_a_date_named_outright_wins_over_a_relative_word(ctx, question):
     resp = ask(ctx, question, "analyst")
     assert resp.action == "answer", (question, resp.action, resp.reason)
     assert primary(resp) == V1, (question, primary(resp))
+
+
+@pytest.mark.parametrize("question, doc_id", [
+    ("claim settlement rate definition for Mar '26", V1),
+    ("How is the claim settlement rate defined for Sept ’26?", V2),
+])
+def test_a_month_with_a_two_digit_year(ctx, question, doc_id):
+    """"Aug '26" was no date: the question was asked back for one."""
+    resp = ask(ctx, question, "analyst")
+    assert resp.action == "answer" and primary(resp) == doc_id, (question, resp.action, resp.reason)

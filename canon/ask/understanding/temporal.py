@@ -170,6 +170,9 @@ _PERIODS = [
                          rf"({MONTH_NAMES})\.?\s+{_Y}\b", re.I),
      lambda m: (int(m[2] or m[4]), MONTHS[m[1].lower()], int(m[4]), MONTHS[m[3].lower()])),
     ("month", re.compile(rf"\b({MONTH_NAMES})\.?\s+{_Y}\b", re.I), lambda m: (int(m[2]), MONTHS[m[1].lower()])),
+    # A month with its year cut to two digits after an apostrophe: "Aug '26", "Sept ’26".
+    ("month", re.compile(rf"\b({MONTH_NAMES})\.?\s*['’](\d{{2}})\b", re.I),
+     lambda m: (2000 + int(m[2]), MONTHS[m[1].lower()])),
     # ISO 8601 weeks, Monday to Sunday: "2026-W35", "W35 2026", "week 35 of 2026", "ISO week 35, 2026".
     ("week", re.compile(rf"\b{_Y}-?W(\d{{1,2}})\b", re.I), lambda m: (int(m[1]), int(m[2]))),
     ("week", re.compile(rf"\b(?:ISO\s+)?(?:week|wk|W)\s*(\d{{1,2}})(?:\s+of|,)?\s+{_Y}\b", re.I),
