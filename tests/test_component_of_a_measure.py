@@ -71,3 +71,8 @@ def test_a_name_asked_about_is_still_answered(ctx, question, doc_id):
 ])
 def test_names_a_component(question, phrase, part):
     assert names_a_component(question, phrase) is part
+
+
+def test_part_of_a_measure_is_no_share_of_it():
+    # "fees are never part of take rate" says what the take rate includes
+    assert names_a_component("processing fees are never part of take rate", ["take", "rate"]) is False

@@ -60,3 +60,10 @@ def test_a_metric_named_without_its_head_noun_is_answered(ctx, question):
 ])
 def test_names_without_head(question, named):
     assert names_without_head(question, {"course completion rate", "on time delivery rate"}) is named
+
+
+def test_one_word_used_as_a_verb_names_nothing():
+    names = {"take rate", "course completion rate"}
+    assert not names_without_head("The runbook tells me to take the census at 08:00", names)
+    assert not names_without_head("we take the census at 08:00", names)
+    assert names_without_head("How is take defined?", names)

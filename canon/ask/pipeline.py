@@ -1258,6 +1258,8 @@ def _same_phrase_elsewhere(ctx, d: Document, candidates: list[Document], covs: d
     names, whole name of neither). Retrieval's order is no reason to pick one, as two whole names
     are none in `_pick_concept`. Within one domain a phrase that is a whole name of `d` names `d`."""
     phrase = covs[d.object_id].phrase
+    if not phrase:
+        return []   # named without a phrase of its names (`names_without_head`): no phrase to share
     domain = ctx.catalog[d.object_id].domain
     whole = " ".join(phrase) in ctx.catalog[d.object_id].names
     out = []

@@ -230,6 +230,12 @@ def without_measure_head(names: Iterable[str]) -> set[str]:
     return out
 
 
+_BEFORE_A_VERB = frozenset({"to", "we", "i", "you", "they", "will", "would", "can", "could", "should", "must",
+                            "may", "might", "do", "does", "did", "not", "never", "always", "please"})
+_ARTICLES_AFTER_A_VERB = frozenset({"the", "a", "an", "this", "that", "these", "those", "our", "your", "their",
+                                    "its", "my", "his", "her", "it", "them"})
+
+
 def names_without_head(question: str, names: Iterable[str]) -> bool:
     """The question writes one of the names less its measure head as a noun phrase of its own
     ("how were <readmissions> counted", "is <on-time delivery> …"), plurals aside: grammar or the
@@ -244,7 +250,11 @@ def names_without_head(question: str, names: Iterable[str]) -> bool:
                 continue
             before_ok = i == 0 or _is_boundary(toks[i - 1]) or toks[i - 1] in _STOP
             after_ok = i + k == len(toks) or (_is_boundary(toks[i + k]) and toks[i + k] not in _MEASURES_OF_ROWS)
-            if before_ok and after_ok:
+            # One word may be a verb ("tells me to <take> the census" beside the take rate): not
+            # after an infinitive's "to", a pronoun or an auxiliary, nor before an article.
+            verb = k == 1 and ((i > 0 and toks[i - 1] in _BEFORE_A_VERB) or (
+                i + 1 < len(toks) and toks[i + 1] in _ARTICLES_AFTER_A_VERB))
+            if before_ok and after_ok and not verb:
                 return True
     return False
 
@@ -540,7 +550,7 @@ def unstated_modifiers(question: str, names: Iterable[str], text: str,
 
 
 # Nouns of a ratio's share: "the <share> of GMV that …", "fees as a <percentage> of GMV".
-_SHARE_NOUNS = frozenset({"share", "percentage", "percent", "proportion", "fraction", "ratio", "part", "portion", "pct"})
+_SHARE_NOUNS = frozenset({"share", "percentage", "percent", "proportion", "fraction", "ratio", "pct"})
 _DIVIDING = frozenset({"divide", "divides", "divided", "dividing", "over", "against", "relative"})
 
 
