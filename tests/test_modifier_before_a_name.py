@@ -87,3 +87,23 @@ def test_a_frequency_or_a_revision_word_is_no_modifier():
 def test_an_imperative_verb_is_no_modifier(ctx, question, doc_id):
     resp = ask(ctx, question, "analyst")
     assert resp.action == "answer" and resp.evidence[0].doc_id == doc_id, (question, resp.action, resp.reason)
+
+
+@pytest.mark.parametrize("question", [
+    "Compare baggage mishandling rate in June 2026 and July 2026",          # an imperative opens it
+    "is everything feeding baggage mishandling rate fresh?",                # a pronoun, a participle
+    "the runbook says to publish baggage mishandling rate from the metric",  # an infinitive
+])
+def test_no_modifier_outside_a_noun_phrase_an_article_or_a_preposition_opens(question):
+    assert unstated_modifiers(question, ["baggage mishandling rate"], BAGS_TEXT) == []
+
+
+def test_a_verb_before_the_name_leaves_it_answered(ctx):
+    resp = ask(ctx, "Compare passenger throughput definitions", "analyst")
+    assert resp.reason != "no_matching_object", (resp.action, resp.reason)
+
+
+def test_the_questions_first_word_is_a_modifier_unless_a_verb():
+    assert unstated_modifiers("Wheelchair baggage mishandling rate definition?", ["baggage mishandling rate"],
+                              BAGS_TEXT) == ["wheelchair"]
+    assert unstated_modifiers("Explain baggage mishandling rate", ["baggage mishandling rate"], BAGS_TEXT) == []

@@ -462,7 +462,15 @@ _MAX_MODIFIERS = 3
 # Words that open a noun phrase: what may stand just before a name's modifiers.
 _PHRASE_OPENERS = frozenset({"the", "a", "an", "our", "your", "their", "its", "my", "this", "that", "these", "those",
                              "is", "are", "was", "were", "of", "for", "in", "on", "at", "by", "about", "define",
-                             "defined", "which", "and", "or", "with", "to", "from"})
+                             "defined", "which", "with", "from"})
+# Verbs a question may open with, before the name it asks about ("Compare net revenue …").
+_OPENING_VERBS = frozenset({
+    "compare", "show", "list", "give", "tell", "explain", "describe", "find", "get", "check", "display", "summarize",
+    "summarise", "fetch", "return", "open", "pull", "look", "calculate", "compute", "break", "provide", "print",
+    "retrieve", "confirm", "verify", "clarify", "walk", "send", "need", "want", "please", "pick", "choose", "use",
+    "publish", "export", "refresh", "rerun", "run", "recompute", "validate", "audit", "review", "identify"})
+_PRONOUNS = frozenset({"everything", "anything", "something", "nothing", "everyone", "anyone", "someone", "all",
+                       "each", "every", "both", "either", "neither", "whatever"})
 # Words before a name that are no modifiers of it: the verbs that attribute or report ("the wiki
 # says DAU …", "the dashboard shows …") and prepositions ("the data behind X").
 _NOT_MODIFIERS = frozenset(ATTRIBUTION_VERBS) | {
@@ -508,8 +516,8 @@ def modifiers_before(question: str, names: Iterable[str]) -> list[str]:
     k = start - 1
     while k >= 0 and len(mods) < _MAX_MODIFIERS:
         t = toks[k]
-        if t in _NOT_MODIFIERS:
-            return []   # "the old wiki <says> DAU …", "the data <behind> X": a verb or a preposition
+        if t in _NOT_MODIFIERS or (t.endswith("ing") and len(t) > 5) or t in _PRONOUNS:
+            return []   # "the old wiki <says> DAU …", "the data <behind> X", "<feeding> X", "<everything>"
         if _NUMBER.fullmatch(t) or t in _UNITS:
             mods.append(t)
         elif _is_boundary(t) or t in _STOP or len(t) == 1:   # one letter: a possessive's "s"
@@ -519,9 +527,11 @@ def modifiers_before(question: str, names: Iterable[str]) -> list[str]:
         else:
             mods.append(t)
         k -= 1
-    # Only a noun phrase an article, a possessive, a copula or a preposition opens (or the
-    # question's first words) holds modifiers: "which group maintains headcount" has none.
-    if mods and k >= 0 and toks[k] not in _PHRASE_OPENERS:
+    # Only a noun phrase an article, a possessive, a copula or a preposition opens, or the
+    # question's first word that is no verb, holds modifiers: "which group maintains headcount",
+    # "Compare net revenue …" (an imperative opens the question), "to publish net revenue" (an
+    # infinitive) have none; "Wheelchair baggage mishandling rate?" has one.
+    if mods and (toks[0] in _OPENING_VERBS if k < 0 else toks[k] not in _PHRASE_OPENERS):
         return []
     return mods[::-1]
 
