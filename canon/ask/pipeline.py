@@ -33,7 +33,7 @@ from rapidfuzz import fuzz
 from canon.ask import answer_log, calculate, compose, links, revisions
 from canon.ask.inputs import require_question
 from canon.ask.resolve import DENY_TEXT, claims_of, lineage_of, policy_unavailable, resolve_object
-from canon.ask.understanding import compounds
+from canon.ask.understanding import clippings, compounds
 from canon.ask.understanding.counted_condition import counts_within, unstated_condition
 from canon.ask.understanding.coverage import (
     AGGREGATES,
@@ -183,6 +183,10 @@ class AskContext:
         """Which of `words` are core words of a governed name (canon/ask/understanding/compounds.py)."""
         return compounds.catalog_words(self.catalog) & set(words)
 
+    def names_with(self, prefixes) -> set[tuple[str, ...]]:
+        """Names holding a word that starts with one of `prefixes` (canon/ask/understanding/clippings.py)."""
+        return clippings.catalog_names_with(self.catalog, prefixes)
+
     @property
     def by_object(self) -> dict[str, list[Document]]:
         """object_id -> its revisions, in ctx.docs order."""
@@ -284,7 +288,7 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
     view = ctx.view(role)
     t = timings.mark("authorize", t)
     # Compounds in the catalog's spelling ("head count" -> "headcount"); the response keeps the user's words.
-    parsed = parse_question(compounds.as_read(question, ctx.known_name_words), ctx.catalog, as_of,
+    parsed = parse_question(compounds.as_read(question, ctx.known_name_words, ctx.names_with), ctx.catalog, as_of,
                             ctx.clock() if ctx.clock else None)
     t = timings.mark("parse", t)
     resp = _answer(ctx, parsed, role, view, timings)

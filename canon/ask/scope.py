@@ -86,6 +86,7 @@ class ScopedAskContext(AskContext):
     _distinctive: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _revoked: dict[tuple, list[str]] = field(default_factory=dict, repr=False)
     _known_words: dict[frozenset, set[str]] = field(default_factory=dict, repr=False)
+    _names_with: dict[frozenset, set[tuple[str, ...]]] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------ growing the set
 
@@ -193,6 +194,13 @@ class ScopedAskContext(AskContext):
             self._known_words[key] = catalog_store.known_name_words(self.scope_con, key)
         return self._known_words[key]
 
+    def names_with(self, prefixes) -> set[tuple[str, ...]]:
+        """From the stored catalog, as `known_name_words` (canon/ask/understanding/clippings.py)."""
+        key = frozenset(prefixes)
+        if key not in self._names_with:
+            self._names_with[key] = catalog_store.names_with_prefixes(self.scope_con, key)
+        return self._names_with[key]
+
     def revoked_for(self, role: str) -> list[str]:
         """Doc ids the ACL admits `role` to and the live policy revokes, over the whole registry
         (retrieval excludes them: a revoked document must not take a place in the top k)."""
@@ -222,7 +230,8 @@ def scoped_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, question: 
     ctx = ScopedAskContext(docs=[], policy=policy, con=con, scope_con=con, metric_values=metric_values,
                            answer_store=answer_store)
     # The question as ask() will read it (compounds in the catalog's spelling), from the stored words.
-    candidates = catalog_store.candidate_objects(con, compounds.as_read(question, ctx.known_name_words))
+    candidates = catalog_store.candidate_objects(con, compounds.as_read(
+        question, ctx.known_name_words, ctx.names_with))
     if candidates is None:
         ctx.ensure_everything()
     else:

@@ -224,6 +224,17 @@ def known_name_words(con: duckdb.DuckDBPyConnection, words: Iterable[str]) -> se
                              "WHERE w IN (SELECT unnest(?))", [ws]))
 
 
+def names_with_prefixes(con: duckdb.DuckDBPyConnection, prefixes: Iterable[str]) -> set[tuple[str, ...]]:
+    """The core-word tuples of the stored names holding a word that starts with one of
+    `prefixes` (what `clippings.catalog_names_with` returns for the catalog in memory)."""
+    ps = sorted(set(prefixes))
+    if not ps:
+        return set()
+    rows = con.execute("SELECT DISTINCT n.core_words FROM ask_catalog_names n, (SELECT unnest(?) AS p) q "
+                       "WHERE len(list_filter(n.core_words, lambda w: starts_with(w, q.p))) > 0", [ps]).fetchall()
+    return {tuple(ws) for (ws,) in rows}
+
+
 def distinctive_of(con: duckdb.DuckDBPyConnection, object_ids: Iterable[str]) -> dict[str, set[str]]:
     """The catalog-wide distinctive tokens of these objects (a token names exactly one
     object of the whole catalog, not of the documents a question loaded)."""

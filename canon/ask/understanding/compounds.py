@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
+from canon.ask.understanding import clippings
 from canon.ask.understanding.contractions import expand_contractions
 from canon.ask.understanding.match import _STOP, Catalog, _name_core
 
@@ -52,10 +53,13 @@ def candidates(question: str) -> set[str]:
     return out
 
 
-def as_read(question: str, known: Callable[[Iterable[str]], set[str]]) -> str:
+def as_read(question: str, known: Callable[[Iterable[str]], set[str]],
+            names_with: clippings.NamesWith | None = None) -> str:
     """The question as `ask` reads it: its contractions written out ("what's" -> "what is",
-    canon/ask/understanding/contractions.py), then its compounds as the catalog writes them."""
-    return rewrite(expand_contractions(question), known)
+    canon/ask/understanding/contractions.py), then its compounds and, given `names_with`, its
+    clippings ("auth rate", canon/ask/understanding/clippings.py) as the catalog writes them."""
+    q = rewrite(expand_contractions(question), known)
+    return clippings.rewrite(q, known, names_with) if names_with is not None else q
 
 
 def rewrite(question: str, known: Callable[[Iterable[str]], set[str]]) -> str:

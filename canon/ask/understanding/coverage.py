@@ -24,7 +24,7 @@ from typing import Iterable
 
 from rapidfuzz import fuzz, process
 
-from canon.ask.understanding.match import _STOP, SYNONYMS_OF, _same_word, prefixed, stated_names
+from canon.ask.understanding.match import _STOP, SYNONYMS_OF, _same_word, prefixed, singular, stated_names
 from canon.ask.understanding.named_sources import ATTRIBUTION_VERBS, DRAFT_WORDS, OLD_WORDS
 from canon.ask.understanding.stems import stem
 
@@ -152,7 +152,7 @@ class WordSet:
 
     def __init__(self, words: Iterable[str]):
         self.words = frozenset(words)
-        self.stems = frozenset(w.rstrip("s") for w in self.words)
+        self.stems = frozenset(singular(w) for w in self.words)
         self.long = tuple(sorted(w for w in self.words if len(w) >= 3))
         self._memo: dict[str, bool] = {}
 
@@ -167,7 +167,7 @@ class WordSet:
     def has_spelled(self, t: str) -> bool:
         got = self._memo.get(t)
         if got is None:
-            got = t.rstrip("s") in self.stems or (
+            got = singular(t) in self.stems or (
                 len(t) >= 3 and any(not prefixed(t, v) for v, _, _ in process.extract(
                     t, self.long, scorer=fuzz.ratio, processor=None, score_cutoff=_SHORT_RATIO, limit=None)))
             if len(self._memo) < 512:
@@ -241,9 +241,9 @@ def names_without_head(question: str, names: Iterable[str]) -> bool:
     ("how were <readmissions> counted", "is <on-time delivery> …"), plurals aside: grammar or the
     question's end on both sides, no other measure noun after it ("readmission <count>")."""
     toks = _words(question)
-    bare = [w.rstrip("s") for w in toks]
+    bare = [singular(w) for w in toks]
     for n in without_measure_head(names):
-        nw = [w.rstrip("s") for w in n.split()]
+        nw = [singular(w) for w in n.split()]
         k = len(nw)
         for i in range(len(toks) - k + 1):
             if bare[i:i + k] != nw:

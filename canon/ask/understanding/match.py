@@ -69,6 +69,7 @@ class Catalog(dict):
     match_index: "MatchIndex | None" = None
     match_uses: int = 0
     core_words: frozenset[str] | None = None   # canon/ask/understanding/compounds.py, `catalog_words`
+    name_cores: dict[str, set[tuple[str, ...]]] | None = None   # canon/ask/understanding/clippings.py
 
 
 # Kinds whose approved text may state other names for its object, and how it states them
@@ -220,8 +221,14 @@ def same_measure(a: str, b: str) -> bool:
     return bool(group) and (b in group or b.rstrip("s") in group)
 
 
+def singular(w: str) -> str:
+    """`w` without a plural's s; a word ending in "ss" ("pass", "loss", "gross") is no plural,
+    and stripped as one it would be another word ("pass" the initialism "pa")."""
+    return w if w.endswith("ss") else (w.rstrip("s") or w)
+
+
 def _same_word(a: str, b: str) -> bool:
-    if a == b or a.rstrip("s") == b.rstrip("s") or same_measure(a, b):
+    if a == b or singular(a) == singular(b) or same_measure(a, b):
         return True
     return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88 and not prefixed(a, b)
 

