@@ -1495,10 +1495,14 @@ def _table_freshness(ctx: AskContext, p: ParsedQuestion, role: str, *, by_words:
 def _pick_snapshot(fx: FreshnessIndex, hit: set[int], p: ParsedQuestion) -> int | None:
     """Of the snapshots `hit`, those in effect on the question's date, the newest; with a time
     of day named ("the 08:00 UTC snapshot", "as of …T08:00:00Z"), the newest observed by then
-    on that date (at that time of day, with no date)."""
+    on that date (at that time of day, with no date); with a part of the day named ("the
+    morning snapshot"), likewise by its end (`_by_day_part`)."""
     related = sorted(hit)
     if p.as_of is not None:
-        related = [i for i in related if fx.snapshots[i].in_effect(p.as_of)]
+        days = [p.as_of]
+        if p.at_time is None and p.day_part is not None and p.day_part[1] <= p.day_part[0]:
+            days.append(p.as_of + dt.timedelta(days=1))   # a night runs into the next day
+        related = [i for i in related if any(fx.snapshots[i].in_effect(d) for d in days)]
     if p.at_time is not None:
         if p.as_of is not None:
             by = dt.datetime.combine(p.as_of, p.at_time, tzinfo=dt.timezone.utc)
@@ -1506,9 +1510,26 @@ def _pick_snapshot(fx: FreshnessIndex, hit: set[int], p: ParsedQuestion) -> int 
         else:
             related = [i for i in related if fx.observed[i][0] is not None
                        and fx.observed[i][0].astimezone(dt.timezone.utc).time() == p.at_time]
+    elif p.day_part is not None:
+        # "the morning snapshot", "fresh in the afternoon of …": the newest observed by that part
+        # of the day's end on the question's date, as with a time named; with no date, one
+        # observed in that part of some day.
+        related = [i for i in related if fx.observed[i][0] is not None
+                   and _by_day_part(fx.observed[i][0], p.day_part, p.as_of)]
     if not related:
         return None
     return max(related, key=lambda i: (fx.observed[i][0] or dt.datetime.min.replace(tzinfo=dt.timezone.utc)))
+
+
+def _by_day_part(at: dt.datetime, part: tuple[dt.time, dt.time], day: dt.date | None) -> bool:
+    """On `day`: `at` is no later than the part's end (a night ends the next morning). With no
+    day: `at` falls in the part [from, to) of its own day (UTC)."""
+    start, end = part
+    if day is not None:
+        last = day + dt.timedelta(days=1) if end <= start else day
+        return at <= dt.datetime.combine(last, end, tzinfo=dt.timezone.utc)
+    t = at.astimezone(dt.timezone.utc).time()
+    return start <= t < end if start < end else (t >= start or t < end)
 
 
 def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:

@@ -75,6 +75,7 @@ class ParsedQuestion:
     compare: bool = False
     tables: list[str] = field(default_factory=list)     # relation names written out ("raw.app.events")
     at_time: dt.time | None = None                      # a time of day named ("the 08:00 UTC snapshot"), UTC
+    day_part: tuple[dt.time, dt.time] | None = None     # a part of the day named ("the morning snapshot"), UTC
     ambiguous_days: tuple[dt.date, ...] = ()            # a numeric date that reads two ways ("08/07/2026")
     periods: tuple = ()                                 # two or more periods named apart: ((start, end), label)
 
@@ -294,6 +295,24 @@ def find_time_of_day(question: str) -> dt.time | None:
     return (local - offset).time()
 
 
+# The parts of a day, as UTC hours [from, to): the zone every snapshot's observation time is
+# written in. Night runs over midnight (from > to).
+DAY_PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night": (22, 5),
+             "overnight": (22, 5), "tonight": (22, 5)}
+_DAY_PART = re.compile(r"(?<!\bgood )\b(" + "|".join(DAY_PARTS) + r")(?:s)?\b", re.I)
+
+
+def find_day_part(text: str) -> tuple[dt.time, dt.time] | None:
+    """The part of the day `text` names ("the morning snapshot", "last night's load"), as UTC
+    times [from, to); a greeting ("good morning") names none. The caller passes the question
+    without the names it matched: a word of a governed name ("evening occupancy") is no time."""
+    m = _DAY_PART.search(text)
+    if m is None:
+        return None
+    start, end = DAY_PARTS[m.group(1).lower()]
+    return dt.time(start), dt.time(end)
+
+
 def name_runs(question: str, names: Iterable[str]) -> list[str]:
     """Runs of two or more consecutive question words that stand in the same order in one of
     `names` ("total goodwill" of "total goodwill credits", "late checkout" of "late checkout
@@ -336,8 +355,8 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
     # it is late" does not make a definition question a freshness one.
     sources = extract_named_sources(question)
     intents = detect_intents(outside_claims(question, sources), names)
-    t = temporal.read_time(question, temporal.strip_names(normalize(question), names), as_of, clock, find_date,
-                           names, compare_days="value" not in intents)
+    unnamed = temporal.strip_names(normalize(question), names)
+    t = temporal.read_time(question, unnamed, as_of, clock, find_date, names, compare_days="value" not in intents)
     # A revision named by version is not selected by date: the answer reports its validity instead.
     day = None if t.versions or t.compare else t.day
     return ParsedQuestion(
@@ -345,5 +364,5 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
         matches=matches, named_sources=sources,
         clock=as_of or clock, period_label=t.period_label, versions=t.versions, compare=t.compare,
         tables=find_tables(question), at_time=find_time_of_day(question), ambiguous_days=t.ambiguous,
-        periods=t.periods,
+        periods=t.periods, day_part=find_day_part(unnamed),
     )
