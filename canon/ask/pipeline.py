@@ -57,7 +57,15 @@ from canon.ask.understanding.coverage import (
     unstated_modifiers,
 )
 from canon.ask.understanding.identifiers import identifier_unnamed, identifiers, names_identifier
-from canon.ask.understanding.match import _STOP, ObjectMatch, _humanize, _same_word, normalize, object_catalog
+from canon.ask.understanding.match import (
+    _STOP,
+    ObjectMatch,
+    _humanize,
+    _same_word,
+    normalize,
+    object_catalog,
+    singular,
+)
 from canon.ask.understanding.measure_shape import (
     aggregate_before,
     aggregate_words,
@@ -355,7 +363,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                 ctx, m, p.text, visible, kinds_named):
             return Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized")
 
-    concept, options = _pick_concept(p, ctx, view, kinds_named)
+    concept, options, set_aside = _pick_concept(p, ctx, view, kinds_named)
     if concept is not None and _asks_for_a_metric(p, kinds_named) and ctx.catalog[concept].kinds == {"model_schema"}:
         concept = _metric_of_model_name(ctx, concept, p.text, view) or concept
         view = ctx.view(role)
@@ -406,7 +414,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                             answer=f"The document you name is {', '.join(statuses)} text, not an authoritative "
                                    "source; Canon does not answer from it.")
         # Discovery proposes the governed object; the same exact path then decides.
-        concept, abstention = _discover(ctx, p, role, view, timings)
+        concept, abstention = _discover(ctx, p, role, view, timings, set_aside)
         if concept is None:
             return abstention
         t = time.perf_counter()   # retrieve and constrain are timed by _discover
@@ -495,10 +503,11 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
 
 
 def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
-                  kinds_named: frozenset[str] = frozenset()) -> tuple[str | None, list[dict]]:
+                  kinds_named: frozenset[str] = frozenset()) -> tuple[str | None, list[dict], list[str]]:
     """The governed object the question is about. Two governed objects with the
     same name in different domains, neither named, need a clarification. `kinds_named`: the
-    document kinds the question names by a noun (`_kinds_named`)."""
+    document kinds the question names by a noun (`_kinds_named`). Also the whole names it set
+    aside as another measure's (`_discover` resolves nothing by their words)."""
     shown_objects = view.shown_objects
     candidates: list[ObjectMatch] = [m for m in p.matches if m.object_id in shown_objects
                                      and (m.kinds & set(CONCEPT_PRIORITY))]
@@ -508,14 +517,20 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     candidates = [m for m in candidates if not _measured_model(p.intent, m.kinds, p.text, covs[m.object_id])]
     # "The <mean> pothole repair time" beside a definition that computes a median names another
     # measure, and so does a modifier the definition never states ("the <wheelchair> … rate").
-    candidates = [m for m in candidates if not _other_aggregate_beside(ctx, m.object_id, p.text, covs[m.object_id],
-                                                                       view.role)
-        and not _unstated_modifiers(ctx, m.object_id, p.text, view.role)
-        # "the share of <GMV> that the marketplace keeps as fees": a part of the measure asked about
-        and not names_a_component(p.text, covs[m.object_id].phrase)]
+    measured = [m for m in candidates if not _other_aggregate_beside(ctx, m.object_id, p.text, covs[m.object_id],
+                                                                     view.role)
+                and not _unstated_modifiers(ctx, m.object_id, p.text, view.role)
+                # "the share of <GMV> that the marketplace keeps as fees": a part of the measure asked about
+                and not names_a_component(p.text, covs[m.object_id].phrase)]
+    # A whole name set aside as another measure ("the <3DS> authorization rate") leaves none of
+    # its words to a longer name matched in part ("prior authorization rate"): only an object
+    # whose own name the question writes out whole still stands.
+    set_aside = [m.name for m in candidates if m not in measured and _whole(m, p.text)]
+    q = f" {normalize(p.text)} "
+    candidates = [m for m in measured if not set_aside or any(f" {n} " in q for n in ctx.catalog[m.object_id].names)]
     candidates = _beside_sources(ctx, p, view, candidates)
     if not candidates:
-        return None, []
+        return None, [], set_aside
     # A whole short name inside the question's longer object phrase ("leakage" in "leakage
     # growth") leaves words of that phrase to another object's names: the object whose names
     # account for all of it is the one asked about (the most complete name span wins).
@@ -525,7 +540,7 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     candidates = [m for m in candidates if covs[m.object_id].covered or (
         (not spans or len(m.name.split()) >= max(spans)) and not _goes_on_to_measure(covs[m.object_id]))]
     if not candidates:
-        return None, []
+        return None, [], set_aside
     if p.intent == "model":
         models = [m for m in candidates if "model_schema" in m.kinds and m.score >= 99]
         if models:
@@ -542,14 +557,14 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     if len(top) > 1:
         settled = _settled_by_other_names(ctx, top, p.text)
         if settled is not None:
-            return settled, []
+            return settled, [], set_aside
         return None, [{"object_id": c.object_id, "domain": c.domain, "title": shown_objects[c.object_id].title}
-                      for c in sorted(top, key=lambda c: c.object_id)]
+                      for c in sorted(top, key=lambda c: c.object_id)], set_aside
     others = _others_named_in_part(ctx, top[0], covs[top[0].object_id].phrase, p.text, view)
     if others:
         return None, [{"object_id": oid, "domain": ctx.catalog[oid].domain, "title": shown_objects[oid].title}
-                      for oid in sorted({top[0].object_id, *others})]
-    return top[0].object_id, []
+                      for oid in sorted({top[0].object_id, *others})], set_aside
+    return top[0].object_id, [], set_aside
 
 
 def _others_named_in_part(ctx, m: ObjectMatch, phrase: list[str], question: str, view: RoleView) -> list[str]:
@@ -1297,6 +1312,11 @@ def _no_matching_object(role: str, p: ParsedQuestion) -> Response:
                            "named differently, so Canon does not answer from them.")
 
 
+def _within_names(phrase: list[str], names: list[str]) -> bool:
+    """Every word of the object phrase is a word of one of `names` (plurals aside)."""
+    return bool(phrase) and any({singular(w) for w in phrase} <= {singular(w) for w in n.split()} for n in names)
+
+
 def _identifier_named_by_none(ctx, question: str, candidates: list[Document]) -> bool:
     """The question writes an identifier ("fct_deliveries") that is none of `candidates`' names
     (canon/ask/understanding/identifiers.py, `names_identifier`)."""
@@ -1305,10 +1325,11 @@ def _identifier_named_by_none(ctx, question: str, candidates: list[Document]) ->
 
 
 def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
-              timings: Timings) -> tuple[str | None, Response | None]:
+              timings: Timings, set_aside: list[str] = ()) -> tuple[str | None, Response | None]:
     """No governed object named: retrieval proposes candidates, governance decides.
     Approved governed objects beat any similarity; drafts, untrusted and
-    superseded text is never primary."""
+    superseded text is never primary. `set_aside`: whole names `_pick_concept` read as another
+    measure's ("the <3DS> authorization rate"): no candidate is named by their words alone."""
     t = time.perf_counter()
     hits = _retrieve(ctx, p.text, role, k=10)
     t = timings.mark("retrieve", t)
@@ -1336,6 +1357,8 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         described_as = asking_part(without_sources(p.text, p.named_sources))
         covs = {d.object_id: _coverage(ctx, d.object_id, p.text, role) for d in governed}
         for d in governed:
+            if _within_names(covs[d.object_id].phrase, set_aside):
+                continue
             if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent, covs[d.object_id]):
                 # The tie is in the names, not the ranks: any governed hit of the ten may share it.
                 tied = _same_phrase_elsewhere(ctx, d, governed + further, covs, p, described_as, role)
@@ -1369,6 +1392,8 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
                 _description_text(ctx, top.object_id, role, described_as)):
             return top.object_id, None
         for d in further:
+            if _within_names(_coverage(ctx, d.object_id, p.text, role).phrase, set_aside):
+                continue
             if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent):
                 return d.object_id, None
         return None, _no_matching_object(role, p)

@@ -490,6 +490,11 @@ _REPORTING_FREQUENCIES = frozenset({"daily", "weekly", "monthly", "quarterly", "
 _UNITS = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours", "minute",
                     "minutes", "second", "seconds", "quarter", "quarters"})
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+# A code of letters and digits before a name ("the <3DS> authorization rate", "<5G> coverage
+# rate", "<B2B> churn"): a modifier; not a version, a period, a time or a window ("v2", "Q3",
+# "H1", "FY26", "18th", "6am", "30d"), which say which revision, when or how long.
+_CODE = re.compile(r"(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{2,8}")
+_NO_CODE = re.compile(r"v\d+|q[1-4]|h[12]|fy\d{2,4}|\d+(?:st|nd|rd|th|am|pm|[dwmyh]|hrs?|mins?|days?|wks?|mos?|yrs?)")
 
 
 def _name_start(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
@@ -518,7 +523,7 @@ def modifiers_before(question: str, names: Iterable[str]) -> list[str]:
         t = toks[k]
         if t in _NOT_MODIFIERS or (t.endswith("ing") and len(t) > 5) or t in _PRONOUNS:
             return []   # "the old wiki <says> DAU …", "the data <behind> X", "<feeding> X", "<everything>"
-        if _NUMBER.fullmatch(t) or t in _UNITS:
+        if _NUMBER.fullmatch(t) or t in _UNITS or (_CODE.fullmatch(t) and not _NO_CODE.fullmatch(t)):
             mods.append(t)
         elif _is_boundary(t) or t in _STOP or len(t) == 1:   # one letter: a possessive's "s"
             break
