@@ -898,6 +898,8 @@ def _described_by(ctx, object_id: str, question: str, role: str) -> str | None:
     modifiers the definition never states (`unstated_measure`). None otherwise."""
     if renames(question, ctx.catalog[object_id].names):
         return None
+    if ctx.catalog[object_id].kinds == {"model_schema"} and aggregates(question):
+        return None   # "the delivery attempt count per parcel": a measure, which no model's rows are
     definitions = _definitions(ctx, object_id, role)
     text = _description_text(ctx, object_id, role, question, definitions)
     if not describes(question, text) or unstated_measure(question, text) or other_aggregate(question, text):
@@ -1312,6 +1314,53 @@ def _no_matching_object(role: str, p: ParsedQuestion) -> Response:
                            "named differently, so Canon does not answer from them.")
 
 
+def _aside(ctx, governed: list[Document], covs: dict, described_as: str, set_aside: list[str],
+           role: str) -> set[str]:
+    """Retrieval's governed candidates a description may not stand for once `_pick_concept` set
+    whole names aside as another measure's part: the objects those names name, and those the
+    question's words outside them do not describe."""
+    if not set_aside:
+        return set()
+    rest = f" {normalize(described_as)} "
+    for name in sorted(set_aside, key=len, reverse=True):
+        rest = rest.replace(f" {name} ", " , ")
+    out = set()
+    for d in governed:
+        if _within_names(covs[d.object_id].phrase, set_aside) or not describes(
+                rest, _description_text(ctx, d.object_id, role, rest)):
+            out.add(d.object_id)
+    return out
+
+
+def _described_in_discovery(ctx, p: ParsedQuestion, role: str, governed: list[Document], covs: dict,
+                            described_as: str) -> str | None:
+    """The object retrieval's governed candidates (none named) hold that the question describes:
+    the top one, a clearly better described one of its kind, or the top one whose definition
+    restates the question around the part of its name the question writes. None when none is."""
+    # A model whose rows the question measures ("the sum of carrier charges …") is not what
+    # it describes: the next governed hit is read as the top one.
+    top = next((d for d in governed if not _measured_model(p.intent, {d.kind}, p.text, covs[d.object_id])),
+               governed[0])
+    cov = covs[top.object_id]
+    if _unnamed(cov) and _described(ctx, top.object_id, described_as, role):
+        others = [d for d in governed if d is not top]
+        return _best_described(ctx, top, others, described_as, role, p.intent, p.named_sources)
+    if _unnamed(cov):
+        # Retrieval may rank a neighbour first that the question does not describe, and the
+        # described object just below it ("the share of shipments sent back to the merchant
+        # because every delivery attempt failed" beside the on-time delivery rate): a candidate
+        # of the top hit's kind that the question describes clearly better stands in for it.
+        clearer = _clearly_described(ctx, top, governed, covs, described_as, role)
+        if clearer is not None:
+            return clearer
+    # The top hit's names hold part of the phrase and its definition restates the rest of
+    # the question ("the mean survey score on the 1 to 5 scale over survey responses").
+    if not cov.covered and restates_definition(described_as, cov, ctx.catalog[top.object_id].names,
+                                               _description_text(ctx, top.object_id, role, described_as)):
+        return top.object_id
+    return None
+
+
 def _within_names(phrase: list[str], names: list[str]) -> bool:
     """Every word of the object phrase is a word of one of `names` (plurals aside)."""
     return bool(phrase) and any({singular(w) for w in phrase} <= {singular(w) for w in n.split()} for n in names)
@@ -1369,28 +1418,14 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         # question asks about, which does not exist: its words describe nothing.
         if _identifier_named_by_none(ctx, p.text, governed + further):
             return None, _no_matching_object(role, p)
-        # A model whose rows the question measures ("the sum of carrier charges …") is not what
-        # it describes: the next governed hit is read as the top one.
-        top = next((d for d in governed if not _measured_model(p.intent, {d.kind}, p.text, covs[d.object_id])),
-                   governed[0])
-        cov = covs[top.object_id]
-        if _unnamed(cov) and _described(ctx, top.object_id, described_as, role):
-            others = [d for d in governed if d is not top]
-            return _best_described(ctx, top, others, described_as, role, p.intent, p.named_sources), None
-        # Retrieval may rank a neighbour first that the question does not describe, and the
-        # described object just below it ("the share of shipments sent back to the merchant
-        # because every delivery attempt failed" beside the on-time delivery rate): a candidate
-        # of the top hit's kind that the question describes clearly better stands in for it.
-        if _unnamed(cov):
-            clearer = _clearly_described(ctx, top, governed, covs, described_as, role)
-            if clearer is not None:
-                return clearer, None
-        # The top hit's names hold part of the phrase and its definition restates the rest of
-        # the question ("the mean survey score on the 1 to 5 scale over survey responses").
-        if not cov.covered and restates_definition(
-                described_as, cov, ctx.catalog[top.object_id].names,
-                _description_text(ctx, top.object_id, role, described_as)):
-            return top.object_id, None
+        # Not what the question describes: an object whose whole name `_pick_concept` set aside as
+        # a part of the measure asked about ("fees as a percentage of <gross merchandise value>"),
+        # nor one that only the words of that name describe (its model) (`_aside`).
+        aside = _aside(ctx, governed, covs, described_as, set_aside, role)
+        open_ = [d for d in governed if d.object_id not in aside]
+        resolved = _described_in_discovery(ctx, p, role, open_, covs, described_as) if open_ else None
+        if resolved is not None:
+            return resolved, None
         for d in further:
             if _within_names(_coverage(ctx, d.object_id, p.text, role).phrase, set_aside):
                 continue

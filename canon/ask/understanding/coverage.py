@@ -24,7 +24,15 @@ from typing import Iterable
 
 from rapidfuzz import fuzz, process
 
-from canon.ask.understanding.match import _STOP, SYNONYMS_OF, _same_word, prefixed, singular, stated_names
+from canon.ask.understanding.match import (
+    _STOP,
+    SYNONYMS_OF,
+    _same_word,
+    capitalized_words,
+    prefixed,
+    singular,
+    stated_names,
+)
 from canon.ask.understanding.named_sources import ATTRIBUTION_VERBS, DRAFT_WORDS, OLD_WORDS
 from canon.ask.understanding.stems import stem
 
@@ -615,15 +623,33 @@ def asking_part(question: str) -> str:
     return text
 
 
+@lru_cache(maxsize=1024)
+def text_initialisms(text: str) -> frozenset[str]:
+    """The initials of every run of three to five words of `text`, and of each such run less its
+    grammar words ("gross merchandise value" -> "gmv", "return to sender" -> "rts", "rs")."""
+    toks = [t for t in _words(text) if t.isalpha()]
+    out = set()
+    for i in range(len(toks)):
+        for j in range(i + 2, min(len(toks), i + 5) + 1):
+            run = toks[i:j]
+            for words in (run, [w for w in run if w not in _STOP]):
+                if len(words) >= 3 and words[0] not in _STOP and words[-1] not in _STOP:
+                    out.add("".join(w[0] for w in words))
+    return frozenset(out)
+
+
 def description_support(question: str, text: str) -> tuple[int, int]:
     """(the question's content words that `text` uses, in any form of the word; its content
     words): every word that is not grammar, a date, a word saying what is asked or a word of a
-    clause asking for lineage (`_asking_clause`)."""
+    clause asking for lineage (`_asking_clause`). A word the question writes in capitals is used
+    when it is the initials of words the text writes out ("GMV" of "gross merchandise value")."""
     toks = _words(question)
     clause = _asking_clause(toks)
     content = list(dict.fromkeys(t for k, t in enumerate(toks) if k not in clause and not _is_boundary(t)))
     used_words = text_words(text)
-    return sum(1 for t in content if _uses(used_words, t)), len(content)
+    capitals = capitalized_words(question)
+    return sum(1 for t in content if _uses(used_words, t) or (
+        t in capitals and t in text_initialisms(text))), len(content)
 
 
 def describes(question: str, text: str) -> bool:
@@ -726,7 +752,9 @@ def restates_definition(question: str, cov: Coverage, names: Iterable[str], text
         return False
     in_phrase = set(phrase)
     outside = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t) and t not in in_phrase]
-    return sum(1 for t in outside if _uses(stated, t)) >= RESTATED_BEYOND_PHRASE and describes(question, text)
+    capitals = capitalized_words(question)
+    restated = sum(1 for t in outside if _uses(stated, t) or (t in capitals and t in text_initialisms(text)))
+    return restated >= RESTATED_BEYOND_PHRASE and describes(question, text)
 
 
 def _measure_phrases(toks: tuple[str, ...]):

@@ -32,6 +32,8 @@ _RATIO = re.compile(r"\b(?:divided by|over(?! (?:the |a |its |their )?(?:past|la
 _BY_CONSTANT = re.compile(r"\b(?:divided by|over)\s+\d|\bper\s+\d[\d,.]*\b(?!\s+(?!(?:to|and|or|in|of)\b)[a-z])", re.I)
 _RATIO_WORDS = re.compile(r"\b(?:divided by|over|per|out of|as a share of|relative to)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
+# A model's grain ("Grain: one row per booking") says what a row is, not a ratio it computes.
+_GRAIN = re.compile(r"\brows?\s+(?:per|for each)\b[^.;]*", re.I)
 
 
 # "Count", "share" and "mean" are as often verbs ("complimentary stays count as sold", "play,
@@ -105,7 +107,7 @@ def _computes(text: str) -> frozenset[str]:
     found = aggregates(text)
     # An order statistic ("the median number of days … over potholes repaired") is over its
     # population, no ratio.
-    if not found & _ORDER_STATISTICS and _RATIO_WORDS.search(_BY_CONSTANT.sub(" ", text)):
+    if not found & _ORDER_STATISTICS and _RATIO_WORDS.search(_BY_CONSTANT.sub(" ", _GRAIN.sub(" ", text))):
         found |= {"mean", "share"}
     return frozenset(found)
 
