@@ -1007,6 +1007,11 @@ def _names_or_describes(ctx, object_id: str, question: str, role: str, cov) -> b
     (`grammar_word_in_name_place`) leaves the phrase named by nothing but a description."""
     if cov.covered and grammar_word_in_name_place(question, cov.phrase, ctx.catalog[object_id].names):
         return _described(ctx, object_id, question, role)
+    if cov.covered and len(cov.phrase) == 1 and cov.phrase[0] in MEASURE_NOUNS and (
+            cov.phrase[0] not in ctx.catalog[object_id].names):
+        # A measure noun alone ("… - what's that <rate>'s definition?") names no object: the
+        # question names it only by describing it.
+        return _described(ctx, object_id, question, role)
     return cov.covered and (bool(cov.phrase) or _described(ctx, object_id, question, role))
 
 

@@ -18,6 +18,7 @@ of questions, never about a corpus.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from canon.ask.understanding.coverage import _MEASURES_OF_ROWS, _is_boundary, _uses, _words, text_words
@@ -32,6 +33,11 @@ _MAKING = frozenset({
 # Particles that make a verb phrasal: its meaning is not the verb's own ("moved up", "sent back",
 # "dropped out"). "In" and "on" are left out: they are as often prepositions ("demoted in a year").
 _PARTICLES = frozenset({"up", "down", "out", "back", "off", "away"})
+# Words pointing back at a measure a clause before described ("… - what's <that> rate?").
+_REFERRING = frozenset({"that", "this", "such"})
+_MEASURE_HEADS = frozenset({"rate", "ratio", "percentage", "proportion", "metric", "measure", "kpi"})
+# A clause boundary in the question as written: a dash between spaces, or a clause's punctuation.
+_CLAUSES = re.compile(r"\s[-–—]+\s|[;:?!.]\s")
 # Where the counted things end: a clause's punctuation.
 _CLAUSE_END = frozenset({",", ";", ".", "?", "!", ":", "(", ")"})
 
@@ -48,6 +54,11 @@ def counted_part(question: str) -> tuple[str, ...]:
     or an aggregate and "of" ("the share of parcels that arrive …") up to the clause's end, in a
     ratio's numerator when the question is a ratio; else the numerator itself ("the employees
     demoted in a year divided by …"). Empty when the question asks for neither."""
+    # "Tickets reopened within 7 days of closing - what's that rate's definition?": the clause
+    # that a later "that rate" / "this share" points back to is what the measure takes.
+    clauses = _CLAUSES.split(question)
+    if len(clauses) > 1 and any(_refers_back(_words(c)) for c in clauses[1:]):
+        return tuple(w for w in _words(clauses[0]) if w not in _CLAUSE_END)
     sides = _sides(question)
     toks = sides[0] if sides is not None else _words(question)
     for i, t in enumerate(toks[:-1]):
@@ -59,6 +70,11 @@ def counted_part(question: str) -> tuple[str, ...]:
                 part.append(w)
             return tuple(part)
     return toks if sides is not None else ()
+
+
+def _refers_back(toks: tuple[str, ...]) -> bool:
+    return any(t in _REFERRING and nxt.rstrip("s") in _MEASURES_OF_ROWS | _MEASURE_HEADS
+               for t, nxt in zip(toks, toks[1:]))
 
 
 @lru_cache(maxsize=256)
