@@ -478,7 +478,9 @@ _OPENING_VERBS = frozenset({
     "retrieve", "confirm", "verify", "clarify", "walk", "send", "need", "want", "please", "pick", "choose", "use",
     "publish", "export", "refresh", "rerun", "run", "recompute", "validate", "audit", "review", "identify"})
 _PRONOUNS = frozenset({"everything", "anything", "something", "nothing", "everyone", "anyone", "someone", "all",
-                       "each", "every", "both", "either", "neither", "whatever"})
+                       "each", "every", "either", "neither", "whatever"})
+# How many revisions or documents, not another measure ("the two OTD definitions", "both …").
+_COUNT_WORDS = frozenset({"two", "three", "four", "both", "several", "various", "different", "multiple"})
 # Words before a name that are no modifiers of it: the verbs that attribute or report ("the wiki
 # says DAU …", "the dashboard shows …") and prepositions ("the data behind X").
 _NOT_MODIFIERS = frozenset(ATTRIBUTION_VERBS) | {
@@ -488,7 +490,8 @@ _NOT_MODIFIERS = frozenset(ATTRIBUTION_VERBS) | {
     "feeds", "feed", "fed", "drives", "supports", "computes", "calculates", "trace", "traces", "explain"}
 # Words that say which revision or document, not what is measured ("the legacy net revenue wiki").
 _WHICH_REVISION = frozenset(OLD_WORDS) | frozenset(DRAFT_WORDS) | {
-    "new", "newer", "newest", "latest", "original", "initial", "governed", "official", "approved",
+    "new", "newer", "newest", "latest", "original", "initial", "governed", "official", "approved", "updated",
+    "revised", "retired", "current", "present", "earlier", "prior", "former",
     # words that say "the one we all use", not another measure ("the standard net revenue")
     "standard", "overall", "global", "company", "companywide", "consolidated", "headline", "main", "actual",
     "real", "true", "exact", "precise", "agreed", "correct", "proper", "accepted", "definitive", "authoritative",
@@ -535,8 +538,8 @@ def modifiers_before(question: str, names: Iterable[str]) -> list[str]:
             mods.append(t)
         elif _is_boundary(t) or t in _STOP or len(t) == 1:   # one letter: a possessive's "s"
             break
-        elif t in _REPORTING_FREQUENCIES or t in _WHICH_REVISION:
-            pass   # "the monthly …", "the legacy …": how often, or which revision, not another measure
+        elif t in _REPORTING_FREQUENCIES or t in _WHICH_REVISION or t in _COUNT_WORDS:
+            pass   # "the monthly …", "the legacy …", "the two …": how often, which or how many revisions
         else:
             mods.append(t)
         k -= 1

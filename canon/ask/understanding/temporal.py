@@ -368,7 +368,9 @@ _VERSION_NUMBER = re.compile(r"\b(?:v|version|revision|rev)\s*(\d+|one|two|three
 _NOUN = r"(?:definition|definitions|version|revision|one|formula|rule|rules|wording|meaning|methodology)"
 _BETWEEN = rf"(?:\s+(?:the|and|or|{re.escape(PLACEHOLDER)}|governed|metric|kpi|new|old|current|latest))*?"
 _RELATIVE_WORDS = {"previous": "previous", "prior": "previous", "former": "previous", "old": "previous",
-                   "older": "previous", "earlier": "previous", "current": "current", "present": "current",
+                   "older": "previous", "earlier": "previous", "legacy": "previous", "superseded": "previous",
+                   "outdated": "previous", "retired": "previous", "current": "current", "present": "current",
+                   "revised": "latest", "updated": "latest",
                    "new": "latest", "newer": "latest", "newest": "latest", "latest": "latest", "original": "first",
                    "initial": "first", "first": "first", "second": "second", "third": "third"}
 _VERSION_WORD = re.compile(rf"\b({'|'.join(_RELATIVE_WORDS)})\b(?={_BETWEEN}\s+{_NOUN}\b)")
@@ -381,7 +383,7 @@ _PAIR = re.compile(rf"\b({'|'.join(_RELATIVE_WORDS)})\s+(?:{re.escape(PLACEHOLDE
                    rf"\s+(?:the\s+)?({'|'.join(_RELATIVE_WORDS)})\b")
 # Every revision compared, none named: "compare the # definitions", "the differences between the # versions".
 _COMPARE_ALL = re.compile(rf"\b(?:compare|comparison\s+of|diff|difference\s+between|differences\s+between)\s+(?:the\s+)?"
-                          rf"(?:{re.escape(PLACEHOLDER)}\s+)?(?:definitions|versions|revisions)\b")
+                          rf"(?:(?:two|both)\s+)?(?:{re.escape(PLACEHOLDER)}\s+)?(?:definitions|versions|revisions)\b")
 
 
 # A version named in relation to its neighbours: "prior to v2", "the definition v2 replaced" is
