@@ -27,7 +27,7 @@ from canon.ask.understanding.coverage import (
     coverage,
     stated_synonyms,
 )
-from canon.ask.understanding.match import _STOP, _same_word, object_catalog, prefixed
+from canon.ask.understanding.match import _STOP, _same_word, initialism_words, object_catalog, prefixed
 from canon.registry.contracts import load_contract
 from canon.registry.gate import gate
 from canon.sources.corpus.reader import read_corpus
@@ -93,6 +93,9 @@ def reference_coverage(question, names, extra_words=frozenset()):
     toks = [w.lower() for w in cov_mod._WORD.findall(question)]
     hit = [not _ref_ends_phrase(toks, k) or t in vocab for k, t in enumerate(toks)]
     covered = [any(_ref_same(t, v) for v in vocab) if h else False for t, h in zip(toks, hit)]
+    # an English word spelling an initialism of the names is a word (`initialism_words`)
+    initials = _ref_initialisms(names) - {w for n in names for w in n.split()} - set(extra_words)
+    covered = [c and (t not in initials or t in initialism_words(question)) for t, c in zip(toks, covered)]
     anchors = [i for i, t in enumerate(toks) if covered[i] and t not in _STOP]
     if not anchors:
         return _ref_slot(toks, covered)

@@ -28,7 +28,7 @@ from canon.ask.understanding.match import (
     _STOP,
     SYNONYMS_OF,
     _same_word,
-    capitalized_words,
+    initialism_words,
     prefixed,
     singular,
     stated_names,
@@ -221,6 +221,7 @@ class NameSet:
     vocab_words: WordSet                  # the same, for `_same`
     cores: tuple[tuple[str, ...], ...]    # each name's words without stop words
     heads: WordSet                        # each core's last word and the initialisms
+    initials: frozenset[str] = frozenset()  # the initialisms that are no word of a name
 
 
 # Head nouns a measure is named without as often as with: "readmissions" for the readmission
@@ -273,7 +274,8 @@ def name_set(names: frozenset[str], extra_words: frozenset[str] = frozenset()) -
     vocab = frozenset({w for n in names for w in n.split()} | set(extra_words) | inits)
     cores = tuple(tuple(w for w in n.split() if w not in _STOP) for n in sorted(names))
     heads = {core[-1] for core in cores if core} | inits   # "OTD" stands for the whole name
-    return NameSet(vocab, WordSet(vocab), cores, WordSet(heads))
+    initials = frozenset(inits - {w for n in names for w in n.split()} - set(extra_words))
+    return NameSet(vocab, WordSet(vocab), cores, WordSet(heads), initials)
 
 
 def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = frozenset()) -> Coverage:
@@ -284,6 +286,10 @@ def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = f
     toks = _words(question)
     hit = [not _ends_phrase(toks, k) or t in vocab for k, t in enumerate(toks)]
     covered = [ns.vocab_words.has(t) if h else False for t, h in zip(toks, hit)]
+    if ns.initials and ns.initials.intersection(toks):
+        # An English word spelling an initialism ("is the <far> rate defined?") is a word.
+        allowed = initialism_words(question)
+        covered = [c and (t not in ns.initials or t in allowed) for t, c in zip(toks, covered)]
     anchors = [i for i, t in enumerate(toks) if covered[i] and t not in _STOP]
     if not anchors:
         return _slot_phrase(toks, covered)
@@ -644,13 +650,14 @@ def text_initialisms(text: str) -> frozenset[str]:
 def description_support(question: str, text: str) -> tuple[int, int]:
     """(the question's content words that `text` uses, in any form of the word; its content
     words): every word that is not grammar, a date, a word saying what is asked or a word of a
-    clause asking for lineage (`_asking_clause`). A word the question writes in capitals is used
-    when it is the initials of words the text writes out ("GMV" of "gross merchandise value")."""
+    clause asking for lineage (`_asking_clause`). A word that may be an initialism (in capitals,
+    or no English word: `initialism_words`) is used when it is the initials of words the text
+    writes out ("GMV" of "gross merchandise value")."""
     toks = _words(question)
     clause = _asking_clause(toks)
     content = list(dict.fromkeys(t for k, t in enumerate(toks) if k not in clause and not _is_boundary(t)))
     used_words = text_words(text)
-    capitals = capitalized_words(question)
+    capitals = initialism_words(question)
     return sum(1 for t in content if _uses(used_words, t) or (
         t in capitals and t in text_initialisms(text))), len(content)
 
@@ -755,7 +762,7 @@ def restates_definition(question: str, cov: Coverage, names: Iterable[str], text
         return False
     in_phrase = set(phrase)
     outside = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t) and t not in in_phrase]
-    capitals = capitalized_words(question)
+    capitals = initialism_words(question)
     restated = sum(1 for t in outside if _uses(stated, t) or (t in capitals and t in text_initialisms(text)))
     return restated >= RESTATED_BEYOND_PHRASE and describes(question, text)
 

@@ -18,6 +18,7 @@ from typing import Iterable
 from rapidfuzz import fuzz
 
 from canon.ask.understanding.fuzzy_filter import BigramIndex
+from canon.index.embedding.local_model import english_words
 from canon.models.documents import Document
 
 
@@ -187,9 +188,22 @@ _CAPS = re.compile(r"\b([A-Z]{2,})s?\b")
 
 
 def capitalized_words(question: str) -> frozenset[str]:
-    """Words the question writes in capitals ("OTD", "ARRs"), lower-cased: only these can be
-    initialisms. A lower-case word that happens to spell one ("far", "cat") is a word."""
+    """Words the question writes in capitals ("OTD", "ARRs"), lower-cased."""
     return frozenset(m.group(1).lower() for m in _CAPS.finditer(question))
+
+
+_SHORT_WORD = re.compile(r"\b([a-z]{2,5})s?\b")
+
+
+@lru_cache(maxsize=256)
+def initialism_words(question: str) -> frozenset[str]:
+    """The question's words that may be initialisms: those in capitals ("OTD", "ARRs"), and the
+    short lower-case ones that are no English word ("otd", "frt"; the bundled model's vocabulary,
+    canon/index/embedding/local_model.py). A lower-case word that happens to spell one ("far",
+    "cat") is a word."""
+    lexicon = english_words()
+    lower = {w for w in _SHORT_WORD.findall(question) if w not in lexicon and w not in _STOP}
+    return capitalized_words(question) | (frozenset(lower) if lexicon else frozenset())
 
 
 # Letters written in front of a whole word make another word, not a misspelling of it:
@@ -547,7 +561,7 @@ def _match(question: str, catalog: dict[str, ObjectEntry], distinctive: dict[str
     """Score the entries `idx` names as candidates (every entry without an index)."""
     q = normalize(question)
     q_tokens = frozenset(q.split())
-    caps = capitalized_words(question) & q_tokens
+    caps = initialism_words(question) & q_tokens
     core_scores = matched = token_hits = None
     if idx is None:
         entries = catalog.values()
