@@ -771,7 +771,10 @@ def _coverage(ctx, object_id: str, question: str, role: str):
     entry = ctx.catalog[object_id]
     extra = {entry.domain} - {""}
     cov = coverage(question, entry.names, extra)
-    if not cov.covered:
+    # A name its text states may be the only one the question uses ("how are viewing hours
+    # calculated and where does that data come from?"): read them when the catalog's names
+    # leave words uncovered or name nothing.
+    if not cov.covered or (not cov.phrase and entry.stated):
         shown = ctx.view(role).shown_ids
         stated = {n for d in ctx.by_object.get(object_id, []) if d.doc_id in shown and d.status == Status.approved
                   for n in stated_synonyms(d.text)}
