@@ -102,6 +102,9 @@ _WHEN = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[t ]\d{1,2}(?::?\d{2}){1,2}z?)?\b|\b\
 
 
 _SNAPSHOT_NOUNS = frozenset({"freshness", "snapshot", "snapshots"})
+# A year a document's title is dated by, with the words that attach it ("… review for 2027",
+# "(2025 edition)", "… in 2024").
+_YEAR = re.compile(r"(?:\b(?:for|in|of)\s+)?\(?\b(?:19|20)\d{2}\b(?:\s+edition\b)?\)?", re.IGNORECASE)
 
 
 def undated(title: str) -> str:
@@ -125,6 +128,7 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
     """Names an object answers to: its id, its last id segment, its titles and declared aliases,
     initialisms derived from those, and the names its approved definitions state."""
     catalog: dict[str, ObjectEntry] = Catalog()
+    undated_names: dict[str, set[str]] = {}
     for d in docs:
         parts = d.object_id.split(".")
         domain = parts[1] if len(parts) > 2 else ""
@@ -135,6 +139,12 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
         if d.kind not in ("metric_definition", "lineage", "freshness_snapshot"):
             # Titles of versioned definitions repeat the concept name with noise ("v3 proposal").
             entry.names.add(normalize(d.title))
+            # A dated document is named without its date as readily ("the staffing plan" of
+            # "Support staffing plan 2027"); two of a kind then share the name and are asked back.
+            for dated in (d.title, _humanize(parts[-1])):
+                bare = normalize(_YEAR.sub(" ", undated(dated)))
+                if len(bare.split()) >= 2 and bare != normalize(dated):
+                    undated_names.setdefault(d.object_id, set()).add(bare)
         elif d.kind == "freshness_snapshot":
             name = observed_name(d.title)
             if len(name.split()) >= 2:   # "Freshness snapshot 2026-11-02", "Orders snapshot": too weak
@@ -143,6 +153,11 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
             entry.names.add(normalize(str(alias)))
         if states_names(d):
             entry.stated |= stated_names(d.text)
+    # A name without its date that is another object's name ("contact rate" of "contact rate
+    # 2027 targets") names that object, not the dated document.
+    taken = {n for entry in catalog.values() for n in entry.names}
+    for oid, bare in undated_names.items():
+        catalog[oid].names |= bare - taken
     for entry in catalog.values():
         # Short names ("mrr", "gmv") are kept: they match only as whole words.
         entry.names = {n for n in entry.names if n and n not in _STOP and len(n) >= 3}
