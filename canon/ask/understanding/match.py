@@ -102,6 +102,8 @@ _WHEN = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[t ]\d{1,2}(?::?\d{2}){1,2}z?)?\b|\b\
 
 
 _SNAPSHOT_NOUNS = frozenset({"freshness", "snapshot", "snapshots"})
+# Nouns for what a freshness snapshot observes, whatever it is of ("raw loads", "source data").
+_LOAD_NOUNS = frozenset({"raw", "load", "loads", "data", "source", "sources", "table", "tables", "feed", "feeds"})
 # A year a document's title is dated by, with the words that attach it ("… review for 2027",
 # "(2025 edition)", "… in 2024").
 _YEAR = re.compile(r"(?:\b(?:for|in|of)\s+)?\(?\b(?:19|20)\d{2}\b(?:\s+edition\b)?\)?", re.IGNORECASE)
@@ -149,12 +151,18 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
             name = observed_name(d.title)
             if len(name.split()) >= 2:   # "Freshness snapshot 2026-11-02", "Orders snapshot": too weak
                 entry.names.add(name)
+                # What the loads are of names them as well: "the helpdesk data" of "helpdesk raw loads".
+                words = name.split()
+                while words and words[-1] in _LOAD_NOUNS:
+                    words.pop()
+                if words and words != name.split() and len(" ".join(words)) >= 5:
+                    undated_names.setdefault(d.object_id, set()).add(" ".join(words))
         for alias in d.metadata.get("aliases", []) or []:
             entry.names.add(normalize(str(alias)))
         if states_names(d):
             entry.stated |= stated_names(d.text)
-    # A name without its date that is another object's name ("contact rate" of "contact rate
-    # 2027 targets") names that object, not the dated document.
+    # A name without its date (or a snapshot family's name without its load nouns) that is
+    # another object's name ("contact rate" of "contact rate 2027 targets") names that object.
     taken = {n for entry in catalog.values() for n in entry.names}
     for oid, bare in undated_names.items():
         catalog[oid].names |= bare - taken
