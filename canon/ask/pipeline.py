@@ -55,6 +55,7 @@ from canon.ask.understanding.coverage import (
     text_words,
     unstated_measure,
     unstated_modifiers,
+    without_measure_head,
 )
 from canon.ask.understanding.identifiers import identifier_unnamed, identifiers, names_identifier
 from canon.ask.understanding.match import (
@@ -88,6 +89,7 @@ from canon.ask.understanding.parse import (
     METADATA_INTENTS,
     ParsedQuestion,
     check_question,
+    name_runs,
     parse_question,
     reread_intents,
 )
@@ -413,8 +415,13 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             return Response(action="abstain", role=role, reason="not_authoritative",
                             answer=f"The document you name is {', '.join(statuses)} text, not an authoritative "
                                    "source; Canon does not answer from it.")
-        # Discovery proposes the governed object; the same exact path then decides.
-        concept, abstention = _discover(ctx, p, role, view, timings, set_aside)
+        # A claim attributed to a revision of a governed object ("the v3 proposal says
+        # readmissions use a 90-day window. Is that the rule …?") puts that object in question:
+        # its governing revision is the answer, the source its conflict.
+        concept = _object_of_claim_source(ctx, p, role, view)
+        if concept is None:
+            # Discovery proposes the governed object; the same exact path then decides.
+            concept, abstention = _discover(ctx, p, role, view, timings, set_aside)
         if concept is None:
             return abstention
         t = time.perf_counter()   # retrieve and constrain are timed by _discover
@@ -1001,6 +1008,24 @@ def _source_documents(ctx, sources: list[NamedSource], role: str) -> list[Docume
         out += [d for d in pool if not (d.status == Status.approved and d.kind in CONCEPT_PRIORITY)
                 and (not ns.statuses or d.status.value in ns.statuses) and _title_hits(ns, d)]
     return out
+
+
+def _object_of_claim_source(ctx, p: ParsedQuestion, role: str, view: RoleView) -> str | None:
+    """The governed object whose draft or superseded revision the question attributes a claim to,
+    when the claim sources name exactly one such object (none is the question's subject)."""
+    claims = [ns for ns in p.named_sources if not ns.subject]
+    if not claims or len(claims) != len(p.named_sources):
+        return None
+    objects = {d.object_id for d in _source_documents(ctx, claims, role)
+               if d.kind in CONCEPT_PRIORITY and _has_approved_concept(ctx, d.object_id, view)}
+    if len(objects) > 1:
+        # "the v3 proposal" of two objects: the one the question's words name, in part ("duty
+        # time" of "crew duty time") or less its measure head ("readmissions use …")
+        q = f" {' '.join(singular(w) for w in normalize(p.text).split())} "
+        objects = {o for o in objects if name_runs(p.text, ctx.catalog[o].names) or any(
+            f" {' '.join(singular(w) for w in n.split())} " in q
+            for n in ctx.catalog[o].names | without_measure_head(ctx.catalog[o].names))}
+    return objects.pop() if len(objects) == 1 else None
 
 
 def _names_or_describes(ctx, object_id: str, question: str, role: str, cov) -> bool:
