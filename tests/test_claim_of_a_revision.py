@@ -55,3 +55,16 @@ def test_a_claim_of_a_proposed_revision_is_answered_beside_the_governing_one(ctx
 def test_a_proposal_of_no_object_the_question_names_decides_nothing(ctx):
     resp = ask(ctx, "The v2 proposal says a 90-minute buffer applies. Is that the rule for March 2026?", "analyst")
     assert resp.action == "abstain" and resp.evidence == [], (resp.action, resp.reason)
+
+
+@pytest.mark.parametrize("question", [
+    "What does the crew duty time v2 proposal say?",
+    "What does the fuel burn rate v2 proposal say about taxi fuel?",
+])
+def test_a_proposed_revision_asked_about_is_not_authoritative(ctx, question):
+    """The question's subject is the proposal itself: a revision that does not govern is no
+    authority, as any document that is not (canon/ask/pipeline.py `_subject_revision_statuses`);
+    it had been asked back for a date as if the governed metric were asked about."""
+    resp = ask(ctx, question, "analyst")
+    assert resp.action == "abstain" and resp.reason == "not_authoritative", (question, resp.action, resp.reason)
+    assert "draft" in resp.answer

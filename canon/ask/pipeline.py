@@ -372,6 +372,12 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     t = timings.mark("resolve", t)
     if options:
         return _which_object(role, options)
+    if concept is not None:
+        statuses = _subject_revision_statuses(ctx, p, role, concept)
+        if statuses:
+            # "What does the readmission rate v3 proposal say?": the question is about a revision
+            # that does not govern, as about any document that is not authoritative.
+            return _not_authoritative(role, statuses)
     if concept is None and p.intent == "freshness":
         # A freshness question about a source table it names ("is raw.app.events fresh?"), or
         # names by the words of its last segment ("is the scan events table fresh?"): the table
@@ -411,10 +417,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
             docs = [d for d in by_object.get(named[0].object_id, []) if d.doc_id in shown_ids]
-            statuses = sorted({d.status.value for d in docs})
-            return Response(action="abstain", role=role, reason="not_authoritative",
-                            answer=f"The document you name is {', '.join(statuses)} text, not an authoritative "
-                                   "source; Canon does not answer from it.")
+            return _not_authoritative(role, sorted({d.status.value for d in docs}))
         # A claim attributed to a revision of a governed object ("the v3 proposal says
         # readmissions use a 90-day window. Is that the rule …?") puts that object in question:
         # its governing revision is the answer, the source its conflict.
@@ -1010,6 +1013,32 @@ def _source_documents(ctx, sources: list[NamedSource], role: str) -> list[Docume
     return out
 
 
+def _not_authoritative(role: str, statuses: list[str]) -> Response:
+    return Response(action="abstain", role=role, reason="not_authoritative",
+                    answer=f"The document you name is {', '.join(statuses)} text, not an authoritative "
+                           "source; Canon does not answer from it.")
+
+
+def _subject_revision_statuses(ctx, p: ParsedQuestion, role: str, concept: str) -> list[str]:
+    """The statuses of the revisions of `concept` that do not govern (a draft, a proposal) which
+    the question names as what it asks about ("what does the … v3 proposal say?"); empty when
+    it names none, or names something else too."""
+    subject = [ns for ns in p.named_sources if ns.subject]
+    if not subject:
+        return []
+    docs = _source_documents(ctx, subject, role)
+    if not docs:
+        return []
+    # The documents whose titles carry most of the phrase's words ("readmission rate v3
+    # proposal"), not every one sharing a word with it ("Readmissions FAQ").
+    hits = {d.doc_id: max(_title_hits(ns, d) for ns in subject) for d in docs}
+    best = max(hits.values())
+    top = [d for d in docs if hits[d.doc_id] == best]
+    if any(d.object_id != concept or d.status == Status.approved for d in top):
+        return []
+    return sorted({d.status.value for d in top})
+
+
 def _object_of_claim_source(ctx, p: ParsedQuestion, role: str, view: RoleView) -> str | None:
     """The governed object whose draft or superseded revision the question attributes a claim to,
     when the claim sources name exactly one such object (none is the question's subject)."""
@@ -1368,8 +1397,9 @@ def _aside(ctx, governed: list[Document], covs: dict, described_as: str, set_asi
 def _described_in_discovery(ctx, p: ParsedQuestion, role: str, governed: list[Document], covs: dict,
                             described_as: str) -> str | None:
     """The object retrieval's governed candidates (none named) hold that the question describes:
-    the top one, a clearly better described one of its kind, or the top one whose definition
-    restates the question around the part of its name the question writes. None when none is."""
+    the top one, a clearly better described one of its kind, a described metric below a model
+    the question does not describe, or the top one whose definition restates the question around
+    the part of its name the question writes. None when none is."""
     # A model whose rows the question measures ("the sum of carrier charges …") is not what
     # it describes: the next governed hit is read as the top one.
     top = next((d for d in governed if not _measured_model(p.intent, {d.kind}, p.text, covs[d.object_id])),
@@ -1386,6 +1416,14 @@ def _described_in_discovery(ctx, p: ParsedQuestion, role: str, governed: list[Do
         clearer = _clearly_described(ctx, top, governed, covs, described_as, role)
         if clearer is not None:
             return clearer
+        # A model ranked first that the question does not describe (a measure is asked for:
+        # "the share of employees on payroll …" of its rows) yields to a metric below it that the
+        # question does describe, as in `_best_described`, unless it asks about a model.
+        if top.kind == "model_schema" and p.intent != "model":
+            metrics = [d for d in governed if d.kind == "metric_definition" and _unnamed(covs[d.object_id])
+                       and _described(ctx, d.object_id, described_as, role)]
+            if metrics:
+                return _best_described(ctx, metrics[0], metrics[1:], described_as, role, p.intent, p.named_sources)
     # The top hit's names hold part of the phrase and its definition restates the rest of
     # the question ("the mean survey score on the 1 to 5 scale over survey responses").
     if not cov.covered and restates_definition(described_as, cov, ctx.catalog[top.object_id].names,
