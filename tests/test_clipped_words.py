@@ -1,6 +1,8 @@
 """A name written with a word cut short ("util rate" for the utilization rate, "avg fare per
 trip") or a standard abbreviation ("avg", "rev") abstained no_matching_object though one governed
-name holds the word in full next to the same neighbour. A cut word is read in full only when it
+name holds the word in full next to the same neighbour; so did a question writing "def" for
+"definition" ("vehicle utilization def as of …"), which the question's own words read in full
+unless a name has the word. A cut word is read in full only when it
 is no English word ("pass rate" is never read as a name holding "passenger"), one name word
 starts with it beside the same neighbour, and no other does (canon/ask/understanding/
 clippings.py). A word ending in "ss" is no plural ("pass" is not the initialism "pa" of another
@@ -62,6 +64,8 @@ CLIPPED = [
     ("What is the avg fare per trip?", FARE),
     ("avg. fare per trip - are transfers one trip?", FARE),
     ("How is the vehicle util rate computed?", UTIL),
+    ("vehicle utilization def as of 2026-03-01", UTIL),     # the name less its head, then "def"
+    ("util rate defn", UTIL),
 ]
 
 
@@ -98,3 +102,14 @@ def test_a_clipping_is_rewritten_only_beside_a_neighbour_of_the_same_name():
     assert clippings.rewrite("util", known, names_with) == "util"                  # no neighbour
     assert clippings.rewrite("the comp rate", known, names_with) == "the comp rate"  # two names
     assert clippings.rewrite("the util cost", known, names_with) == "the util cost"  # "cost" in no name
+
+
+def test_the_questions_own_words_written_short_are_read_in_full():
+    names = {("vehicle", "utilization", "rate"), ("calc", "engine", "uptime")}
+    known = {w for n in names for w in n}.intersection
+
+    def names_with(prefixes):
+        return {n for n in names if any(w.startswith(tuple(prefixes)) for w in n)}
+
+    assert clippings.rewrite("utilization def", known, names_with) == "utilization definition"
+    assert clippings.rewrite("calc engine uptime", known, names_with) == "calc engine uptime"   # a name's word

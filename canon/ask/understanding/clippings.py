@@ -1,5 +1,6 @@
 """Words written short: "card auth rate" for the name "authorization rate", "net rev" for "net
-revenue", "avg order value" for "average order value". A question is rewritten into the
+revenue", "avg order value" for "average order value"; and the question's own "def" or "calc"
+(`QUESTION_ABBREVIATIONS`). A question is rewritten into the
 catalog's spelling before it is matched (canon/ask/understanding/compounds.py, `as_read`).
 
 A word is read as a clipping only when every one of these holds, so that an ordinary word is
@@ -42,6 +43,11 @@ ABBREVIATIONS = {
     "intl": "international", "mktg": "marketing", "svc": "service", "svcs": "services",
 }
 
+# Words of the question itself written short ("the readmissions def as of …"): read in full
+# unless some governed name has the word.
+QUESTION_ABBREVIATIONS = {"def": "definition", "defn": "definition", "defs": "definitions", "defns": "definitions",
+                          "calc": "calculation", "calcs": "calculations"}
+
 _WORD = re.compile(r"[A-Za-z]+")
 
 NamesWith = Callable[[Iterable[str]], Iterable[tuple[str, ...]]]
@@ -79,6 +85,13 @@ def rewrite(question: str, known: Callable[[Iterable[str]], set[str]], names_wit
     """`question` with its clippings written out as the catalog writes them (unchanged when none)."""
     matches = [m for m in _WORD.finditer(question)]
     words = [m.group(0).lower() for m in matches]
+    short = [i for i, w in enumerate(words) if w in QUESTION_ABBREVIATIONS]
+    if short:
+        named = known({words[i] for i in short})
+        for i in reversed([i for i in short if words[i] not in named]):
+            question = question[:matches[i].start()] + QUESTION_ABBREVIATIONS[words[i]] + question[matches[i].end():]
+        matches = [m for m in _WORD.finditer(question)]
+        words = [m.group(0).lower() for m in matches]
     content = [i for i, w in enumerate(words) if w not in _STOP]
     clips = {i for i in content
              if MIN_CLIP <= len(words[i]) <= MAX_CLIP or words[i] in ABBREVIATIONS}
