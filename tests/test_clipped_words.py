@@ -23,6 +23,7 @@ from canon.ask.understanding import catalog_store, clippings
 from canon.index.embedding.hashing import HashingEmbedder
 from canon.registry.policy import Policy
 
+REPAIR = "metric.time_to_repair.v1"
 UTIL, FARE, COMPLAINTS, COMPLIANCE, PA = (
     "metric.vehicle_utilization_rate.v1", "metric.average_fare_per_trip.v1", "metric.complaint_rate.v1",
     "metric.compliance_rate.v1", "metric.passenger_assistance_rate.v1")
@@ -38,6 +39,8 @@ DOCS = [
     governed_doc(COMPLIANCE, "metric.transit.compliance_rate", "Compliance rate governed definition v1",
                  "Governed metric compliance rate version 1. The share of inspected buses that meet the accessibility "
                  "standard."),
+    governed_doc(REPAIR, "metric.transit.time_to_repair", "Time to repair governed definition v1",
+                 "Governed metric time to repair version 1. Hours from a bus fault report to its return to service."),
     governed_doc(PA, "metric.transit.passenger_assistance_rate", "Passenger assistance rate governed definition v1",
                  "Governed metric passenger assistance rate version 1. Requests for boarding assistance per 1,000 "
                  "boardings."),
@@ -66,6 +69,7 @@ CLIPPED = [
     ("How is the vehicle util rate computed?", UTIL),
     ("vehicle utilization def as of 2026-03-01", UTIL),     # the name less its head, then "def"
     ("util rate defn", UTIL),
+    ("whats the time2repair definition", REPAIR),           # a 2 for "to"
 ]
 
 
@@ -113,3 +117,10 @@ def test_the_questions_own_words_written_short_are_read_in_full():
 
     assert clippings.rewrite("utilization def", known, names_with) == "utilization definition"
     assert clippings.rewrite("calc engine uptime", known, names_with) == "calc engine uptime"   # a name's word
+
+
+def test_a_two_between_words_is_to_and_a_code_stays():
+    names = {("door", "provider", "time")}
+    known = {w for n in names for w in n}.intersection
+    assert clippings.rewrite("door2provider time", known, lambda p: set()) == "door to provider time"
+    assert clippings.rewrite("B2B rate", known, lambda p: set()) == "B2B rate"

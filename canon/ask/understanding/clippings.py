@@ -1,6 +1,6 @@
 """Words written short: "card auth rate" for the name "authorization rate", "net rev" for "net
 revenue", "avg order value" for "average order value"; and the question's own "def" or "calc"
-(`QUESTION_ABBREVIATIONS`). A question is rewritten into the
+(`QUESTION_ABBREVIATIONS`), and a "2" that stands for "to" ("door2provider"). A question is rewritten into the
 catalog's spelling before it is matched (canon/ask/understanding/compounds.py, `as_read`).
 
 A word is read as a clipping only when every one of these holds, so that an ordinary word is
@@ -48,6 +48,10 @@ ABBREVIATIONS = {
 QUESTION_ABBREVIATIONS = {"def": "definition", "defn": "definition", "defs": "definitions", "defns": "definitions",
                           "calc": "calculation", "calcs": "calculations"}
 
+# "door2provider", "time2hire": a 2 between two words of three letters or more is "to" ("B2B",
+# "P2P" are codes, left alone).
+_TWO_FOR_TO = re.compile(r"(?<=[A-Za-z]{3})2(?=[A-Za-z]{3})")
+
 _WORD = re.compile(r"[A-Za-z]+")
 
 NamesWith = Callable[[Iterable[str]], Iterable[tuple[str, ...]]]
@@ -83,6 +87,7 @@ def _same(a: str, b: str) -> bool:
 
 def rewrite(question: str, known: Callable[[Iterable[str]], set[str]], names_with: NamesWith) -> str:
     """`question` with its clippings written out as the catalog writes them (unchanged when none)."""
+    question = _TWO_FOR_TO.sub(" to ", question)
     matches = [m for m in _WORD.finditer(question)]
     words = [m.group(0).lower() for m in matches]
     short = [i for i, w in enumerate(words) if w in QUESTION_ABBREVIATIONS]
