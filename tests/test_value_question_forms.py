@@ -87,8 +87,16 @@ def test_an_intent_word_inside_the_name_asked_for_leaves_it_a_value(question):
     "dropped call rate value for October 2026",
     "roaming minutes values in Q3 2026",
     "How high was the dropped call rate in October 2026?",
+    "dropped call rate value Jul–Sep 2026",          # the period right after the value word
+    "roaming minutes value Q3 2026",
 ])
 def test_a_value_asked_tersely_is_a_value_question(ctx, question):
     assert "value" in detect_intents(question)
     resp = ask(ctx, question, "analyst")
     assert resp.action == "abstain" and resp.reason == "no_semantic_layer", (question, resp.action, resp.reason)
+
+
+@pytest.mark.parametrize("question", ["what is the value proposition of the dropped call rate",
+                                      "dropped call rate value definition"])
+def test_a_value_word_before_no_period_asks_for_no_value(question):
+    assert "value" not in detect_intents(question)

@@ -142,6 +142,11 @@ INTENT_PATTERNS = {
                   re.compile(r" how recent "),
                   re.compile(r" (?:data|table|tables|source|sources|feed|feeds|load|loads) (?:\S+ ){0,3}?"
                              r"(?:current|delayed|behind schedule|recent|updated|refreshed) ")),
+    # A value word right before the period it is asked for ("net revenue value Jul–Sep 2026",
+    # "the take rate value Q3 2026"), without the "for" / "in" the word list needs.
+    "value": (re.compile(r" values? (?:jan|january|feb|february|mar|march|apr|april|may|jun|june|jul|july|aug|"
+                         r"august|sep|sept|september|oct|october|nov|november|dec|december|q[1-4]|h[12]|fy\S*|"
+                         r"(?:19|20)\d{2}|this|last|next|ytd|mtd|qtd|yesterday|today) "),),
     # Where a thing's data comes from: "where does X get its data from", "where is X sourced
     # from", "what is X built from", "X pulls its rows from": a question opening with "where" and
     # asking "… from", or a verb of sourcing followed within a few words by "from". ("From" after
