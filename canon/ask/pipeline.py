@@ -49,6 +49,7 @@ from canon.ask.understanding.coverage import (
     names_a_component,
     names_without_head,
     other_measure,
+    phrase_in_one_name,
     renames,
     restates_definition,
     stated_synonyms,
@@ -1069,7 +1070,27 @@ def _names_or_describes(ctx, object_id: str, question: str, role: str, cov) -> b
         # A measure noun alone ("… - what's that <rate>'s definition?") names no object: the
         # question names it only by describing it.
         return _described(ctx, object_id, question, role)
+    if cov.covered and cov.phrase and not _phrase_in_one_name(ctx, object_id, cov, role, question):
+        return False   # "first yield" of "first pass yield": its words, another measure
     return cov.covered and (bool(cov.phrase) or _described(ctx, object_id, question, role))
+
+
+def _phrase_in_one_name(ctx, object_id: str, cov, role: str, question: str) -> bool:
+    """`coverage.phrase_in_one_name` over the names `_coverage` read (the catalog's, and those
+    the visible approved revisions state), when the phrase is all the question asks about ("how
+    is the rework rate defined?"). In a question that says more ("the average time an agent
+    spends actively working one ticket") the phrase is a description's words, judged as before."""
+    entry = ctx.catalog[object_id]
+    if len(cov.phrase) < 2 or " ".join(cov.phrase) in entry.names:
+        return True
+    if description_support(asking_part(question), "")[1] > len(cov.phrase):
+        return True
+    names = set(entry.names)
+    if entry.stated:
+        shown = ctx.view(role).shown_ids
+        names |= {n for d in ctx.by_object.get(object_id, []) if d.doc_id in shown and d.status == Status.approved
+                  for n in stated_synonyms(d.text)}
+    return phrase_in_one_name(cov.phrase, names, {entry.domain} - {""})
 
 
 def _names(ctx, object_id: str, question: str, role: str) -> bool:
@@ -1330,6 +1351,8 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return d.kind in _MEASURE_KINDS and _described(ctx, d.object_id, described_as, role)
     if _measured_model(intent, {d.kind}, question, cov):
         return False
+    if not _phrase_in_one_name(ctx, d.object_id, cov, role, question):
+        return False   # "rework rate" of "rework scrap rate": another measure, not a name of it
     return len(cov.phrase) >= 2 or " ".join(cov.phrase) in ctx.catalog[d.object_id].names
 
 

@@ -278,6 +278,28 @@ def name_set(names: frozenset[str], extra_words: frozenset[str] = frozenset()) -
     return NameSet(vocab, WordSet(vocab), cores, WordSet(heads), initials)
 
 
+def phrase_in_one_name(phrase: Iterable[str], names: Iterable[str], extra_words: Iterable[str] = frozenset()) -> bool:
+    """The object phrase's words stand together in one name, in its order and with no name word
+    left out between them ("delivery rate" of "on time delivery rate"), or the phrase holds a
+    whole name ("express on time delivery rate"). A phrase whose words a name holds only with
+    another word between them ("rework rate" of "rework scrap rate", "first yield" of "first pass
+    yield") or that takes its words from two names ("pass" of "first pass yield" and "rate" of
+    "right first time rate") names another measure. Grammar words, the domain and initialisms
+    are left out of the comparison; a phrase of one word is not judged here."""
+    extra = set(extra_words)
+    inits = _initialisms(names)
+    core = [w for w in phrase if w not in _STOP and w not in extra and w not in inits and not _is_boundary(w)]
+    if len(core) < 2:
+        return True
+    for n in names:
+        nw = [w for w in n.split() if w not in _STOP and not _is_boundary(w)]
+        short, long = (core, nw) if len(core) <= len(nw) else (nw, core)
+        for i in range(len(long) - len(short) + 1):
+            if all(_same_word(a, b) for a, b in zip(short, long[i:i + len(short)])):
+                return True
+    return False
+
+
 def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = frozenset()) -> Coverage:
     """The object phrase of `question` measured against an object's `names` (normalized,
     as in the catalog) and `extra_words` (its domain, say)."""
