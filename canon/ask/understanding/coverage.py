@@ -590,7 +590,9 @@ def unstated_modifiers(question: str, names: Iterable[str], text: str,
     mods = modifiers_before(question, names)
     if not mods:
         return []
-    words = text_words(text)
+    # A modifier only a sentence that leaves things out states ("audit students are excluded")
+    # names what the definition does not count: it is stated nowhere the definition counts.
+    words = TextWords(_counted_words(text))
     numbers = set(_NUMBER.findall(text))
     extra = set(extra_words)
     out = []
