@@ -48,6 +48,8 @@ def test_words_of_a_name_left_apart_or_mixed_name_nothing(ctx, question):
     ("How is order pick accuracy defined?", PICK),
     ("receiving cycle time definition", DOCK),
     ("What is the dock to stock time?", DOCK),
+    ("How is ordr pick accuracy defined?", PICK),     # misspelt words still stand together
+    ("recieving cycle time definition", DOCK),
 ])
 def test_words_standing_together_in_one_name_name_it(ctx, question, doc_id):
     resp = ask(ctx, question, "analyst")

@@ -295,7 +295,7 @@ def phrase_in_one_name(phrase: Iterable[str], names: Iterable[str], extra_words:
         nw = [w for w in n.split() if w not in _STOP and not _is_boundary(w)]
         short, long = (core, nw) if len(core) <= len(nw) else (nw, core)
         for i in range(len(long) - len(short) + 1):
-            if all(_same_word(a, b) for a, b in zip(short, long[i:i + len(short)])):
+            if all(_same(a, b) or _same(singular(a), singular(b)) for a, b in zip(short, long[i:i + len(short)])):
                 return True
     return False
 
