@@ -58,3 +58,12 @@ def governed_doc(doc_id: str, object_id: str, title: str, text: str, *, kind: st
             "authority": authority, "version": "1", "valid_from": "2025-01-01",
             "valid_to": None if status == "approved" else "2026-01-01", "allowed_roles": ["analyst"],
             "supersedes": None, "content_hash": f"sha256:{doc_id}", "text": text}
+
+
+def snapshot_doc(doc_id: str, object_id: str, title: str, observed: str, readings: str, *, valid_to: str) -> dict:
+    """A freshness snapshot of a test's small corpus, observed at `observed` (ISO, UTC) and
+    readable by `analyst`: its text states the observation time and `readings`."""
+    return {"doc_id": doc_id, "object_id": object_id, "kind": "freshness_snapshot", "title": title,
+            "status": "observed", "authority": 90, "version": observed, "valid_from": observed[:10],
+            "valid_to": valid_to, "allowed_roles": ["analyst"], "supersedes": None,
+            "content_hash": f"sha256:{doc_id}", "text": f"Observed at {observed}. {readings}"}

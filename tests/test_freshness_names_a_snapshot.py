@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from corpus_context import governed_doc, module_context
+from corpus_context import governed_doc, module_context, snapshot_doc
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.match import observed_name
@@ -23,10 +23,7 @@ DAY = dt.date(2026, 5, 4)
 
 
 def snapshot(doc_id: str, object_id: str, title: str, observed: str, readings: str) -> dict:
-    return {"doc_id": doc_id, "object_id": object_id, "kind": "freshness_snapshot", "title": title,
-            "status": "observed", "authority": 90, "version": observed, "valid_from": observed[:10],
-            "valid_to": "2026-05-05", "allowed_roles": ["analyst"], "supersedes": None,
-            "content_hash": f"sha256:{doc_id}", "text": f"Observed at {observed}. {readings}"}
+    return snapshot_doc(doc_id, object_id, title, observed, readings, valid_to="2026-05-05")
 
 
 DOCS = [

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from corpus_context import governed_doc, module_context
+from corpus_context import governed_doc, module_context, snapshot_doc
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.parse import find_day_part, parse_question
@@ -23,11 +23,9 @@ DAY = dt.date(2026, 3, 9)
 
 
 def snapshot(doc_id: str, observed: str, readings: str) -> dict:
-    return {"doc_id": doc_id, "object_id": "freshness.water.non_revenue_water", "kind": "freshness_snapshot",
-            "title": f"Water network raw loads freshness snapshot {observed[:10]} {observed[11:16]} UTC",
-            "status": "observed", "authority": 90, "version": observed, "valid_from": observed[:10],
-            "valid_to": "2026-03-11", "allowed_roles": ["analyst"], "supersedes": None,
-            "content_hash": f"sha256:{doc_id}", "text": f"Observed at {observed}. {readings}"}
+    return snapshot_doc(doc_id, "freshness.water.non_revenue_water",
+                        f"Water network raw loads freshness snapshot {observed[:10]} {observed[11:16]} UTC",
+                        observed, readings, valid_to="2026-03-11")
 
 
 EARLY, LATE, NEXT_NIGHT = ("freshness.water.2026-03-09T0630Z", "freshness.water.2026-03-09T1930Z",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from corpus_context import governed_doc, module_context
+from corpus_context import governed_doc, module_context, snapshot_doc
 
 from canon.ask.pipeline import ask
 
@@ -21,10 +21,7 @@ DAY = dt.date(2026, 6, 2)
 
 
 def snapshot(doc_id: str, object_id: str, title: str, observed: str, readings: str) -> dict:
-    return {"doc_id": doc_id, "object_id": object_id, "kind": "freshness_snapshot", "title": title,
-            "status": "observed", "authority": 90, "version": observed, "valid_from": observed[:10],
-            "valid_to": "2026-06-03", "allowed_roles": ["analyst"], "supersedes": None,
-            "content_hash": f"sha256:{doc_id}", "text": f"Observed at {observed}. {readings}"}
+    return snapshot_doc(doc_id, object_id, title, observed, readings, valid_to="2026-06-03")
 
 
 EARLY, LATE, GATE = ("freshness.port.2026-06-02T0600Z", "freshness.port.2026-06-02T1800Z",
