@@ -675,10 +675,10 @@ def _unstated_modifiers(ctx, object_id: str, question: str, role: str, *, any_ki
     if any_kind:
         shown = ctx.view(role).shown_ids
         definitions = [d.text for d in ctx.by_object.get(object_id, []) if d.doc_id in shown]
+    elif "metric_definition" not in entry.kinds:
+        return []
     else:
         definitions = _definitions(ctx, object_id, role)
-        if "metric_definition" not in entry.kinds:
-            return []
     if not definitions:
         return []
     return unstated_modifiers(question, names, " ".join([*entry.names, *definitions]), {entry.domain} - {""})
@@ -786,9 +786,7 @@ def _coverage(ctx, object_id: str, question: str, role: str):
     # calculated and where does that data come from?"): read them when the catalog's names
     # leave words uncovered or name nothing.
     if not cov.covered or (not cov.phrase and entry.stated):
-        shown = ctx.view(role).shown_ids
-        stated = {n for d in ctx.by_object.get(object_id, []) if d.doc_id in shown and d.status == Status.approved
-                  for n in stated_synonyms(d.text)}
+        stated = _stated_names(ctx, object_id, role)
         if stated:
             cov = coverage(question, entry.names | stated, extra)
     if not cov.covered and cov.phrase and only_computed_aggregates(
@@ -1085,12 +1083,15 @@ def _phrase_in_one_name(ctx, object_id: str, cov, role: str, question: str) -> b
         return True
     if description_support(asking_part(question), "")[1] > len(cov.phrase):
         return True
-    names = set(entry.names)
-    if entry.stated:
-        shown = ctx.view(role).shown_ids
-        names |= {n for d in ctx.by_object.get(object_id, []) if d.doc_id in shown and d.status == Status.approved
-                  for n in stated_synonyms(d.text)}
+    names = entry.names | _stated_names(ctx, object_id, role) if entry.stated else entry.names
     return phrase_in_one_name(cov.phrase, names, {entry.domain} - {""})
+
+
+def _stated_names(ctx, object_id: str, role: str) -> set[str]:
+    """The names the object's visible approved revisions state for it ("also called …")."""
+    shown = ctx.view(role).shown_ids
+    return {n for d in ctx.by_object.get(object_id, []) if d.doc_id in shown and d.status == Status.approved
+            for n in stated_synonyms(d.text)}
 
 
 def _names(ctx, object_id: str, question: str, role: str) -> bool:
@@ -1521,9 +1522,10 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         if resolved is not None:
             return resolved, None
         for d in further:
-            if _within_names(_coverage(ctx, d.object_id, p.text, role).phrase, set_aside):
+            cov = _coverage(ctx, d.object_id, p.text, role)
+            if _within_names(cov.phrase, set_aside):
                 continue
-            if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent):
+            if _names_in_discovery(ctx, d, p.text, described_as, role, p.intent, cov):
                 return d.object_id, None
         return None, _no_matching_object(role, p)
     kinds = sorted({d.status.value for d in ordered})

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
-from canon.ask.understanding.match import _STOP, Catalog, _name_core
+from canon.ask.understanding.match import _STOP, Catalog, _name_core, singular
 from canon.index.embedding.local_model import english_words
 
 MIN_CLIP = 3
@@ -81,10 +81,6 @@ def _stands_for(clip: str, word: str) -> bool:
     return word.startswith(clip) and len(word.rstrip("s")) - len(clip) >= MIN_CUT
 
 
-def _same(a: str, b: str) -> bool:
-    return a == b or a.rstrip("s") == b.rstrip("s")
-
-
 def rewrite(question: str, known: Callable[[Iterable[str]], set[str]], names_with: NamesWith) -> str:
     """`question` with its clippings written out as the catalog writes them (unchanged when none)."""
     question = _TWO_FOR_TO.sub(" to ", question)
@@ -133,7 +129,7 @@ def rewrite(question: str, known: Callable[[Iterable[str]], set[str]], names_wit
             for j, w in enumerate(core):
                 if not _stands_for(clip, w):
                     continue
-                if any(0 <= j + side < len(core) and _same(core[j + side], n) for n, side in near):
+                if any(0 <= j + side < len(core) and singular(core[j + side]) == singular(n) for n, side in near):
                     found.add(w)
         if len(found) == 1:
             edits.append((matches[i].start(), matches[i].end(), found.pop()))

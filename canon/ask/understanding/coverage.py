@@ -680,10 +680,14 @@ def description_support(question: str, text: str) -> tuple[int, int]:
     toks = _words(question)
     clause = _asking_clause(toks)
     content = list(dict.fromkeys(t for k, t in enumerate(toks) if k not in clause and not _is_boundary(t)))
-    used_words = text_words(text)
-    capitals = initialism_words(question)
-    return sum(1 for t in content if _uses(used_words, t) or (
-        t in capitals and t in text_initialisms(text))), len(content)
+    used_words, initials = text_words(text), initialism_words(question)
+    return sum(1 for t in content if _uses_or_initials(used_words, t, initials, text)), len(content)
+
+
+def _uses_or_initials(words: TextWords, t: str, initials: frozenset[str], text: str) -> bool:
+    """`text` (its `words`) uses `t`, or writes out the words `t` is the initials of, when the
+    question may mean `t` as an initialism (`initials`: `initialism_words` of the question)."""
+    return _uses(words, t) or (t in initials and t in text_initialisms(text))
 
 
 def describes(question: str, text: str) -> bool:
@@ -786,8 +790,8 @@ def restates_definition(question: str, cov: Coverage, names: Iterable[str], text
         return False
     in_phrase = set(phrase)
     outside = [t for t in dict.fromkeys(_words(question)) if not _is_boundary(t) and t not in in_phrase]
-    capitals = initialism_words(question)
-    restated = sum(1 for t in outside if _uses(stated, t) or (t in capitals and t in text_initialisms(text)))
+    initials = initialism_words(question)
+    restated = sum(1 for t in outside if _uses_or_initials(stated, t, initials, text))
     return restated >= RESTATED_BEYOND_PHRASE and describes(question, text)
 
 

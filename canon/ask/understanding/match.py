@@ -130,7 +130,7 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
     """Names an object answers to: its id, its last id segment, its titles and declared aliases,
     initialisms derived from those, and the names its approved definitions state."""
     catalog: dict[str, ObjectEntry] = Catalog()
-    undated_names: dict[str, set[str]] = {}
+    derived_names: dict[str, set[str]] = {}
     for d in docs:
         parts = d.object_id.split(".")
         domain = parts[1] if len(parts) > 2 else ""
@@ -146,7 +146,7 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
             for dated in (d.title, _humanize(parts[-1])):
                 bare = normalize(_YEAR.sub(" ", undated(dated)))
                 if len(bare.split()) >= 2 and bare != normalize(dated):
-                    undated_names.setdefault(d.object_id, set()).add(bare)
+                    derived_names.setdefault(d.object_id, set()).add(bare)
         elif d.kind == "freshness_snapshot":
             name = observed_name(d.title)
             if len(name.split()) >= 2:   # "Freshness snapshot 2026-11-02", "Orders snapshot": too weak
@@ -156,7 +156,7 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
                 while words and words[-1] in _LOAD_NOUNS:
                     words.pop()
                 if words and words != name.split() and len(" ".join(words)) >= 5:
-                    undated_names.setdefault(d.object_id, set()).add(" ".join(words))
+                    derived_names.setdefault(d.object_id, set()).add(" ".join(words))
         for alias in d.metadata.get("aliases", []) or []:
             entry.names.add(normalize(str(alias)))
         if states_names(d):
@@ -164,7 +164,7 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
     # A name without its date (or a snapshot family's name without its load nouns) that is
     # another object's name ("contact rate" of "contact rate 2027 targets") names that object.
     taken = {n for entry in catalog.values() for n in entry.names}
-    for oid, bare in undated_names.items():
+    for oid, bare in derived_names.items():
         catalog[oid].names |= bare - taken
     for entry in catalog.values():
         # Short names ("mrr", "gmv") are kept: they match only as whole words.
