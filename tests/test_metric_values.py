@@ -384,3 +384,30 @@ def test_a_value_on_one_day_is_the_value_over_that_day(engine, definitions):
         assert resp.evidence[0].doc_id == "metric.net_revenue.v2"
     resp = ask(ctx, "What was the net revenue definition in force on 2026-08-14?", "analyst")
     assert resp.action == "answer" and resp.evidence[0].doc_id == "metric.net_revenue.v2"
+
+
+def test_a_value_asked_per_month_is_one_value_per_month(engine, definitions):
+    """"What was net revenue by month in Q2 2026 … Q3 2026" asks for one value per month, each
+    under the revision that governs it, never the quarter's total; "by region" asks for a
+    breakdown the semantic layer does not compute: no total is given in its place
+    (canon/ask/understanding/qualifiers.py)."""
+    from canon.ask.pipeline import AskContext, ask
+    from canon.registry.policy import Policy
+
+    ctx = AskContext(docs=sorted(definitions.values(), key=lambda d: d.doc_id), policy=Policy(),
+                     metric_values=engine.value, log_answers=False)
+    months = [(dt.date(2026, 6, 1), dt.date(2026, 7, 1), "metric.net_revenue.v1"),
+              (dt.date(2026, 7, 1), dt.date(2026, 8, 1), "metric.net_revenue.v2"),
+              (dt.date(2026, 8, 1), dt.date(2026, 9, 1), "metric.net_revenue.v2")]
+    for question in ("What was net revenue by month from June to August 2026?",
+                     "What was net revenue for each month between June and August 2026?"):
+        resp = ask(ctx, question, "analyst")
+        assert resp.action == "calculate", (question, resp.answer)
+        assert resp.calculation["kind"] == "metric_value_by_period"
+        parts = resp.calculation["parts"]
+        assert [(p["doc_id"], p["period_start"], p["period_end"]) for p in parts] == [
+            (d, a.isoformat(), b.isoformat()) for a, b, d in months], question
+        for p, (a, b, d) in zip(parts, months):
+            assert p["value"] == pytest.approx(engine.value(definitions[d], a, b)["value"])
+    resp = ask(ctx, "What was net revenue by region in July 2026?", "analyst")
+    assert resp.action == "abstain" and resp.reason == "metric_not_computable" and resp.calculation is None

@@ -94,6 +94,14 @@ from canon.ask.understanding.parse import (
     parse_question,
     reread_intents,
 )
+from canon.ask.understanding.qualifiers import (
+    MAX_PARTS,
+    breakdown,
+    ratio_after,
+    ratio_stated,
+    split_by_grain,
+    time_grain,
+)
 from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
 from canon.registry.graph import has_dbt_tables, upstream
@@ -413,7 +421,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
                  # not authoritative": `_pick_concept` set it aside (another measure asked beside it).
                  and not _has_approved_concept(ctx, m.object_id, view)
                  # "the <adjusted> net revenue": a modifier the document never states names another thing.
-                 and not _unstated_modifiers(ctx, m.object_id, p.text, role, any_kind=True)]
+                 and not _unstated_modifiers(ctx, m.object_id, p.text, role, any_kind=True)
+                 # "net revenue <per order>": the ratio asked is no document's either
+                 and not _unstated_ratio(ctx, m.object_id, p.text, role)]
         if named and all(ns.subject for ns in p.named_sources):
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
@@ -458,6 +468,19 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         # that day: the semantic layer's period [day, day + 1).
         if p.period is None:
             p = replace(p, period=(day, day + dt.timedelta(days=1)), period_label=p.period_label or day.isoformat())
+        names = set(ctx.catalog[concept].names) | set(ctx.catalog[concept].initials)
+        dimension = breakdown(p.text, names)
+        if dimension:
+            timings.mark("resolve", t)
+            return _not_broken_down(ctx, p, role, concept, " ".join(dimension))
+        grain = time_grain(p.text)
+        if grain is not None and not p.periods:
+            parts = split_by_grain(p.period, grain)
+            if len(parts) > MAX_PARTS:
+                timings.mark("resolve", t)
+                return _not_broken_down(ctx, p, role, concept, grain, parts=len(parts))
+            if len(parts) > 1:
+                p = replace(p, periods=tuple(parts), period_label=f"each {grain} of {p.period_label}")
         return _metric_value(ctx, p, role, concept)
     if p.versions or p.period is not None:
         # A revision named, or a period rather than a day (canon/ask/revisions.py).
@@ -531,6 +554,8 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     measured = [m for m in candidates if not _other_aggregate_beside(ctx, m.object_id, p.text, covs[m.object_id],
                                                                      view.role)
                 and not _unstated_modifiers(ctx, m.object_id, p.text, view.role)
+                # "net revenue <per order>": a ratio of it its names and definitions never state
+                and not _unstated_ratio(ctx, m.object_id, p.text, view.role)
                 # "the share of <GMV> that the marketplace keeps as fees": a part of the measure asked about
                 and not names_a_component(p.text, covs[m.object_id].phrase)]
     # A whole name set aside as another measure ("the <3DS> authorization rate") leaves none of
@@ -682,6 +707,15 @@ def _unstated_modifiers(ctx, object_id: str, question: str, role: str, *, any_ki
     if not definitions:
         return []
     return unstated_modifiers(question, names, " ".join([*entry.names, *definitions]), {entry.domain} - {""})
+
+
+def _unstated_ratio(ctx, object_id: str, question: str, role: str) -> bool:
+    """The question writes "per <noun>" after a whole name of the object and neither its names
+    nor its visible approved definitions measure per that noun (qualifiers.ratio_stated)."""
+    entry = ctx.catalog[object_id]
+    names = set(entry.names) | set(entry.initials)
+    words = ratio_after(question, names)
+    return bool(words) and not ratio_stated(words, names, " ".join(_definitions(ctx, object_id, role)))
 
 
 def _other_aggregate_beside(ctx, object_id: str, question: str, cov, role: str) -> bool:
@@ -1712,6 +1746,20 @@ def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -
                                "how to report the period.",
                         evidence=[Evidence.of(first_res.chosen, "conflict"), Evidence.of(last_res.chosen, "conflict")])
     return calculate.metric_value(last_res.chosen, start, end, ctx.metric_values, role, p.period_label)
+
+
+def _not_broken_down(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, by: str,
+                     parts: int = 0) -> Response:
+    """A value asked per member of a dimension ("by region"), or per day of a long period: the
+    semantic layer computes one total per period (canon/ask/understanding/qualifiers.py), and a
+    total in the place of a breakdown would answer another question."""
+    last = p.period[1] - dt.timedelta(days=1) if p.period else p.as_of
+    why = (f"a breakdown by {by} over {p.period_label or 'that period'} would have {parts} parts, more than the "
+           f"{MAX_PARTS} one answer gives" if parts else
+           f"Canon's semantic layer computes {concept} as one total per period; a breakdown by {by} is not "
+           "something it calculates, and a total would answer another question")
+    return Response(action="abstain", role=role, as_of=last, reason="metric_not_computable",
+                    answer=f"Not computed: {why}. Ask for the total over a period, or per month, quarter or year.")
 
 
 def _value_per_named_period(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:

@@ -548,6 +548,24 @@ def _name_start(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
     return best
 
 
+def name_end(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
+    """Where the first of `names` written out whole in `toks` ends (the index after its last word)."""
+    best = None
+    for n in names:
+        nw = n.split()
+        for i in range(len(toks) - len(nw) + 1):
+            if all(_same_word(toks[i + j], nw[j]) for j in range(len(nw))):
+                if best is None or i < best[0]:
+                    best = (i, i + len(nw))
+                break
+    return None if best is None else best[1]
+
+
+def question_words(question: str) -> tuple[str, ...]:
+    """The question's lower-case words and punctuation, as coverage reads them."""
+    return _words(question)
+
+
 def modifiers_before(question: str, names: Iterable[str]) -> list[str]:
     """The words written just before a whole name of the object that may make another measure of
     it (`unstated_modifiers` reads them against its definitions), in question order; empty for
