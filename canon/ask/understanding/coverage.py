@@ -69,6 +69,12 @@ BOUNDARY = set(_STOP) | set(_MONTHS) | {
     # Words that place a question in time ("back in Q1 2026", "as it was then", "originally")
     # and the verb of "where does it come from": no word of what is measured.
     "back", "then", "originally", "previously", "formerly", "historically", "initially", "come", "comes", "came",
+    # Verbs that attribute a claim ("the slack thread <says> loan renewal …"): the source's words
+    # before them are no part of the object phrase. Not the forms that are also nouns of a
+    # measure's name ("claims", "states", "reads", "lists", "shows").
+    "say", "says", "said", "tells", "told", "mentions", "mentioned", "suggests", "suggested", "claimed",
+    "insists", "insisted", "argues", "argued", "wrote", "writes", "recommends", "recommended", "saying",
+    "telling", "claiming", "stating", "suggesting", "mentioning", "insisting", "reckons", "thinks", "believes",
 }
 # Nouns that head the name of a measure in any domain: a phrase ending in one names a measure
 # ("average delivery <time>") even when the candidate's own name ends in another word.

@@ -187,6 +187,9 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         # "in the ops channel someone said <claim>": a passer and an attribution verb after the phrase
         if end + 1 < len(toks) and toks[end][0] in _PASSERS and toks[end + 1][0] in ATTRIBUTION_VERBS:
             end += 1
+        # "a chat thread that said <claim>": a relative clause attributes as the verb alone does
+        if end + 1 < len(toks) and toks[end][0] in ("that", "which") and toks[end + 1][0] in ATTRIBUTION_VERBS:
+            end += 1
         verb = toks[end][0] if end < len(toks) else ""
         compared = bool(before) and before[-1] in ("like", "as")
         # "per the wiki, …" (a determiner: "cost per page" names no source); "based on the wiki, …"
