@@ -114,6 +114,30 @@ def undated(title: str) -> str:
     return " ".join(_WHEN.sub(" ", title).split())
 
 
+_PARENTHESIZED = re.compile(r"^(?P<long>[^()]*?)\s*\((?P<short>[A-Za-z][A-Za-z0-9&]{1,9})\)")
+# What a definition's title writes after its object's name ("… governed definition v2", "… v3
+# proposal", "… (draft)").
+_TITLE_NOISE = re.compile(r"\s*(?:\(|\b(?:governed|metric|definition|def|v\d+|version|draft|proposal|proposed|"
+                          r"deprecated|superseded|approved|retired)\b).*$", re.IGNORECASE)
+_INITIAL_SKIPS = frozenset({"of", "to", "the", "and", "a", "an", "for", "in", "on", "per", "by"})
+
+
+def spelled_out(title: str, short: str) -> str | None:
+    """The words `title` spells the one-word initialism `short` (an object id's last segment,
+    "mtta") with: "Mean time to acknowledge (MTTA) governed definition v1" -> "mean time to
+    acknowledge". None when the title's name is not those initials (with or without its grammar
+    words), or `short` is no initialism (several words, digits, more than 8 letters)."""
+    if not short.isalpha() or not 2 <= len(short) <= 8:
+        return None
+    m = _PARENTHESIZED.match(title)
+    name = m.group("long") if m and m.group("short").lower() == short else _TITLE_NOISE.sub("", title)
+    words = normalize(name).split()
+    if len(words) < 2 or not all(w.isalpha() for w in words):
+        return None
+    initials = {"".join(w[0] for w in words), "".join(w[0] for w in words if w not in _INITIAL_SKIPS)}
+    return " ".join(words) if short in initials else None
+
+
 def observed_name(title: str) -> str:
     """What a freshness snapshot's title says it observes: the title less its time and the
     kind's own nouns after it ("Logistics raw loads freshness snapshot 2026-11-02 08:00 UTC" ->
@@ -147,6 +171,12 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
                 bare = normalize(_YEAR.sub(" ", undated(dated)))
                 if len(bare.split()) >= 2 and bare != normalize(dated):
                     derived_names.setdefault(d.object_id, set()).add(bare)
+        elif d.kind == "metric_definition":
+            # A definition's title is noise around its name ("… v3 proposal"), except where it spells
+            # out the initialism the id is named by ("Mean time to acknowledge (MTTA) …", metric.itops.mtta).
+            long = spelled_out(d.title, normalize(_humanize(parts[-1])))
+            if long is not None:
+                derived_names.setdefault(d.object_id, set()).add(long)
         elif d.kind == "freshness_snapshot":
             name = observed_name(d.title)
             if len(name.split()) >= 2:   # "Freshness snapshot 2026-11-02", "Orders snapshot": too weak
