@@ -100,3 +100,19 @@ def test_a_value_asked_tersely_is_a_value_question(ctx, question):
                                       "dropped call rate value definition"])
 def test_a_value_word_before_no_period_asks_for_no_value(question):
     assert "value" not in detect_intents(question)
+
+
+@pytest.mark.parametrize("question", [
+    "What was the dropped call rate?",
+    "What was the dropped call rate in fall 2026?",          # a season or a term: the calendar decides
+    "How many roaming minutes did we bill in the winter term?",
+])
+def test_a_value_without_a_period_it_reads_is_asked_back(ctx, question):
+    """A value is computed over a period: with none that Canon reads as dates, the question is
+    asked back (`clarify`, `date_required`, the governing revision as the option), never answered
+    with the definition in its place, as it was (canon/ask/pipeline.py `_value_without_period`)."""
+    assert "value" in detect_intents(question)
+    resp = ask(ctx, question, "analyst")
+    assert resp.action == "clarify" and resp.reason == "date_required", (question, resp.action, resp.reason)
+    assert [o["evidence_id"] for o in resp.options] in (["metric.dropped_call_rate.v1"], ["metric.roaming_minutes.v1"])
+    assert "period" in resp.answer and not resp.evidence

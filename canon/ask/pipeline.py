@@ -106,6 +106,7 @@ from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
 from canon.registry.graph import has_dbt_tables, upstream
 from canon.registry.policy import Policy, revoked_doc_ids, visible_docs
+from canon.registry.temporal import period_label
 
 # Governed concepts a question can be about, in the order they win a tie. The last four are the other
 # dbt nodes Canon renders without annotations (canon/sources/dbt/documents.py): a question can be about
@@ -482,6 +483,10 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             if len(parts) > 1:
                 p = replace(p, periods=tuple(parts), period_label=f"each {grain} of {p.period_label}")
         return _metric_value(ctx, p, role, concept)
+    if p.intent == "value" and not p.versions and p.period is None and day is None and (
+            "metric_definition" in ctx.catalog[concept].kinds):
+        timings.mark("resolve", t)
+        return _value_without_period(ctx, p, role, concept)
     if p.versions or p.period is not None:
         # A revision named, or a period rather than a day (canon/ask/revisions.py).
         sel = (revisions.by_version(revs, concept, p.versions, p.clock, role, ctx.policy) if p.versions
@@ -1746,6 +1751,24 @@ def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -
                                "how to report the period.",
                         evidence=[Evidence.of(first_res.chosen, "conflict"), Evidence.of(last_res.chosen, "conflict")])
     return calculate.metric_value(last_res.chosen, start, end, ctx.metric_values, role, p.period_label)
+
+
+def _value_without_period(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:
+    """A value asked with no period Canon reads ("What was the average class size?", "… in fall
+    2026": a term or a fiscal year depends on the organisation's calendar): a value is computed
+    over a period, so the question is asked back, never answered with the definition in its
+    place. A revision the role may not see is denied first, as for any question about it."""
+    res = resolve_object(ctx.by_object.get(concept, []), concept, None, role, ctx.policy)
+    if res.response is not None and res.response.action != "clarify":
+        return res.response
+    options = res.response.options if res.response is not None else [
+        {"evidence_id": d.doc_id, "version": d.version, "valid_from": d.valid_from.isoformat(),
+         "valid_to": d.valid_to.isoformat() if d.valid_to else None, "period": period_label(d), "title": d.title}
+        for d in [res.chosen]]
+    return Response(action="clarify", role=role, as_of=None, reason="date_required", options=options,
+                    answer=f"A value of {concept} is computed over a period, and the question names none that Canon "
+                           "reads as dates (a term or a fiscal year depends on your calendar). Which period do you "
+                           "need: a month, a quarter, a year, or two dates?")
 
 
 def _not_broken_down(ctx: AskContext, p: ParsedQuestion, role: str, concept: str, by: str,
