@@ -40,6 +40,7 @@ from canon.ask.understanding.coverage import (
     BOUNDARY,
     MEASURE_NOUNS,
     asking_part,
+    continues_otherwise,
     coverage,
     describes,
     description_support,
@@ -810,9 +811,12 @@ def _named(ctx, m: ObjectMatch, question: str, role: str, cov) -> bool:
     the role may see state."""
     if identifier_unnamed(question, cov.phrase, ctx.catalog[m.object_id].names):
         return False   # "fct_credits" is no name of fct_goodwill_credits (canon/ask/understanding/identifiers.py)
-    if m.name in ctx.catalog[m.object_id].stated:
-        return _names_or_describes(ctx, m.object_id, question, role, cov)
-    return _whole(m, question) or _names_or_describes(ctx, m.object_id, question, role, cov)
+    if _whole(m, question):
+        return m.name not in ctx.catalog[m.object_id].stated or _names_or_describes(
+            ctx, m.object_id, question, role, cov)
+    if continues_otherwise(question, cov.phrase, _visible_names(ctx, m.object_id, role)):
+        return False   # "mean time <between repairs>" beside "mean time to repair"
+    return _names_or_describes(ctx, m.object_id, question, role, cov)
 
 
 def _coverage(ctx, object_id: str, question: str, role: str):
@@ -1126,6 +1130,11 @@ def _phrase_in_one_name(ctx, object_id: str, cov, role: str, question: str) -> b
     return phrase_in_one_name(cov.phrase, names, {entry.domain} - {""})
 
 
+def _visible_names(ctx, object_id: str, role: str) -> set[str]:
+    """The object's catalog names and the names its visible approved revisions state."""
+    return set(ctx.catalog[object_id].names) | _stated_names(ctx, object_id, role)
+
+
 def _stated_names(ctx, object_id: str, role: str) -> set[str]:
     """The names the object's visible approved revisions state for it ("also called …")."""
     shown = ctx.view(role).shown_ids
@@ -1375,6 +1384,8 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return True   # "how were <readmissions> counted": the readmission rate named without its head noun
     if not (cov.covered and cov.phrase) or _asks_another_measure(ctx, d.object_id, question):
         return False
+    if continues_otherwise(question, cov.phrase, _visible_names(ctx, d.object_id, role)):
+        return False   # "mean time to <failure>": the shared start of two names names neither
     if _other_aggregate_beside(ctx, d.object_id, question, cov, role):
         return False   # "the <mean> pothole repair time" beside a median, as in `_pick_concept`
     if _unstated_modifiers(ctx, d.object_id, question, role):

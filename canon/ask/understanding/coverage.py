@@ -567,6 +567,37 @@ def name_end(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
     return None if best is None else best[1]
 
 
+# Grammar words inside a measure's name ("mean time <to> repair", "dock <to> stock time").
+_LINKS = frozenset({"to", "between", "of", "for", "per", "from", "until", "till", "before", "after", "since", "in",
+                    "on", "at", "by", "without", "with"})
+
+
+def continues_otherwise(question: str, phrase: list[str], names: Iterable[str]) -> bool:
+    """The question's object phrase stops where one of `names` goes on through a grammar word
+    ("mean time | to repair"), and the question goes on through another grammar word or another
+    word after it ("mean time <between repairs>", "mean time to <failure>"): the words name
+    another measure, made of parts of this name and something else. Coverage reads only the
+    shared start ("mean time"), which two names may hold alike."""
+    if not phrase:
+        return False
+    toks = _words(question)
+    n = len(phrase)
+    end = next((i + n for i in range(len(toks) - n + 1) if list(toks[i:i + n]) == list(phrase)), None)
+    if end is None or end + 1 >= len(toks):
+        return False
+    link, word = toks[end], toks[end + 1]
+    if link not in _LINKS or not word.isalpha() or _is_boundary(word):
+        return False
+    for name in names:
+        nw = name.split()
+        k = next((j for j in range(len(nw) - 1, -1, -1) if _same(phrase[-1], nw[j])), None)
+        if k is None or k + 2 >= len(nw) or nw[k + 1] not in _LINKS:
+            continue
+        if link != nw[k + 1] or not _same(word, nw[k + 2]):
+            return True
+    return False
+
+
 def question_words(question: str) -> tuple[str, ...]:
     """The question's lower-case words and punctuation, as coverage reads them."""
     return _words(question)
