@@ -58,7 +58,7 @@ BOUNDARY = set(_STOP) | set(_MONTHS) | {
     "fortnight", "month", "quarter", "year", "day", "date", "period", "ago", "iso", "close", "end", "start",
     "report", "reporting", "as",
     "value", "total", "amount", "number", "figure", "lineage", "source", "sources", "upstream", "downstream",
-    "feed", "feeds", "fresh", "freshness", "stale", "owner", "owns", "own", "deprecated", "table", "column",
+    "feed", "feeds", "fresh", "freshness", "stale", "data", "owner", "owns", "own", "deprecated", "table", "column",
     "columns", "grain", "please", "exactly", "really", "right", "still", "all", "every", "any", "each",
     "there", "here", "so", "if", "then", "but", "also", "include", "includes", "including", "exclude",
     "excludes", "use", "used", "uses", "supports", "supported", "implements", "implemented", "powers", "backs",

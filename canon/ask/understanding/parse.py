@@ -92,6 +92,10 @@ class ParsedQuestion:
 NAME_SPAN_MIN_SCORE = 90.0
 
 
+# The intent words of one word ("fresh", "owner", "lineage").
+_INTENT_WORDS_ALONE = frozenset(w for words in INTENT_WORDS.values() for w in words if " " not in w)
+
+
 def _without_names(q: str, names: Iterable[str]) -> str:
     """`q` (normalized, space-padded) with the span of each object name the question
     matched replaced by a separator: words inside a name ("total" in "total watch
@@ -109,7 +113,17 @@ def _without_names(q: str, names: Iterable[str]) -> str:
         start = q.rfind(" ", 0, al.dest_start + 1)
         end = q.find(" ", max(al.dest_end - 1, start + 1))
         if start >= 0 and end > start:
-            q = f"{q[:start]} | {q[end + 1:]}"
+            # An intent word at either end of the window that is no word of the name asks
+            # something: "course completion <fresh>" aligns with "course completion rate".
+            words = q[start + 1:end].split()
+            name_words = set(name.split())
+            before, after = [], []
+            while words and words[0] not in name_words and words[0] in _INTENT_WORDS_ALONE:
+                before.append(words.pop(0))
+            while words and words[-1] not in name_words and words[-1] in _INTENT_WORDS_ALONE:
+                after.insert(0, words.pop())
+            q = " ".join([q[:start], *before, "|" if words else "", *after, q[end + 1:]])
+            q = f" {' '.join(q.split())} "
     return q
 
 
