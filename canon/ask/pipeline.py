@@ -1087,16 +1087,68 @@ def _object_of_claim_source(ctx, p: ParsedQuestion, role: str, view: RoleView) -
     claims = [ns for ns in p.named_sources if not ns.subject]
     if not claims or len(claims) != len(p.named_sources):
         return None
-    objects = {d.object_id for d in _source_documents(ctx, claims, role)
-               if d.kind in CONCEPT_PRIORITY and _has_approved_concept(ctx, d.object_id, view)}
+    sources = _source_documents(ctx, claims, role)
+    revisions = [d for d in sources if d.kind in CONCEPT_PRIORITY and _has_approved_concept(ctx, d.object_id, view)]
+    objects = {d.object_id for d in revisions}
     if len(objects) > 1:
         # "the v3 proposal" of two objects: the one the question's words name, in part ("duty
         # time" of "crew duty time") or less its measure head ("readmissions use …")
         q = f" {' '.join(singular(w) for w in normalize(p.text).split())} "
-        objects = {o for o in objects if name_runs(p.text, ctx.catalog[o].names) or any(
+        named = {o for o in objects if name_runs(p.text, ctx.catalog[o].names) or any(
             f" {' '.join(singular(w) for w in n.split())} " in q
             for n in ctx.catalog[o].names | without_measure_head(ctx.catalog[o].names))}
+        # else the one whose revision says the claim's words ("the v3 proposal says gate delays
+        # under 5 minutes are not counted"): the source the user names is the one that says it.
+        objects = named or _saying_most(ctx, p.text, claims, revisions)
+    if not objects and sources:
+        # A source that is no revision (an old wiki page, a runbook) about one governed object
+        # of its domain (`_related`) whose definitions say the claim's words.
+        about = {oid for d in sources for oid in ctx.catalog if oid in view.shown_objects
+                 and _has_approved_concept(ctx, oid, view) and ctx.catalog[oid].domain == ctx.catalog[d.object_id].domain
+                 and "metric_definition" in ctx.catalog[oid].kinds and _related(ctx, d, oid)}
+        governing = [d for oid in about for d in ctx.by_object.get(oid, [])
+                     if d.doc_id in view.shown_ids and d.status == Status.approved]
+        # A source about one governed object only needs one of the claim's words said by it
+        # ("is the old HR wiki right that <interns> are counted?").
+        objects = _saying_most(ctx, p.text, claims, governing, at_least=1 if len(about) == 1 else _CLAIM_WORDS_SAID)
     return objects.pop() if len(objects) == 1 else None
+
+
+# Words any claim about a measure may use ("… time counts", "… are included"): they say nothing
+# of which measure it is about.
+_CLAIM_GENERIC = MEASURE_NOUNS | {"counts", "counting", "included", "excluded", "excluding", "counted", "rule",
+                                  "rules", "minutes", "hours", "days"}
+
+
+def _saying_most(ctx, question: str, claims: list[NamedSource], docs: list[Document],
+                 at_least: int | None = None) -> set[str]:
+    """The object of the one document of `docs` whose text says the most of the claims' content
+    words (`at_least` of them, `_CLAIM_WORDS_SAID` by default); empty when none does or two
+    objects tie."""
+    at_least = at_least or _CLAIM_WORDS_SAID
+    best: dict[str, int] = {}
+
+    def content(text: str, ns: NamedSource) -> set[str]:
+        return {w for w in normalize(text).split()
+                if len(w) >= 3 and not w.isdigit() and w not in BOUNDARY and w not in _CLAIM_GENERIC
+                and w not in set(_source_words(ns)) and w not in _ATTRIBUTION_WORDS}
+
+    for ns in claims:
+        a, b = ns.span
+        claim = content(question[a:b], ns)
+        if len(claim) < at_least:
+            # "Should audit students count as completers, like the v3 proposal does?": the claim
+            # is the question's own words, the source only compared with them.
+            claim = content(question, ns)
+        for d in docs:
+            words = text_words(d.text)
+            said = sum(1 for w in claim if words.uses(w))
+            best[d.object_id] = max(best.get(d.object_id, 0), said)
+    top = max(best.values(), default=0)
+    if top < at_least:
+        return set()
+    winners = {o for o, n in best.items() if n == top}
+    return winners if len(winners) == 1 else set()
 
 
 def _names_or_describes(ctx, object_id: str, question: str, role: str, cov) -> bool:
