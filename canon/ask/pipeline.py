@@ -1103,9 +1103,11 @@ def _object_of_claim_source(ctx, p: ParsedQuestion, role: str, view: RoleView) -
     if not objects and sources:
         # A source that is no revision (an old wiki page, a runbook) about one governed object
         # of its domain (`_related`) whose definitions say the claim's words.
-        about = {oid for d in sources for oid in ctx.catalog if oid in view.shown_objects
-                 and _has_approved_concept(ctx, oid, view) and ctx.catalog[oid].domain == ctx.catalog[d.object_id].domain
-                 and "metric_definition" in ctx.catalog[oid].kinds and _related(ctx, d, oid)}
+        domains = {ctx.catalog[d.object_id].domain for d in sources} - {""}
+        about = {oid for d in sources for oid, entry in ctx.catalog.items() if entry.domain in domains
+                 and "metric_definition" in entry.kinds and oid in view.shown_objects
+                 and entry.domain == ctx.catalog[d.object_id].domain and _related(ctx, d, oid)
+                 and _has_approved_concept(ctx, oid, view)}
         governing = [d for oid in about for d in ctx.by_object.get(oid, [])
                      if d.doc_id in view.shown_ids and d.status == Status.approved]
         # A source about one governed object only needs one of the claim's words said by it
