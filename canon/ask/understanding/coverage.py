@@ -48,7 +48,7 @@ _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augu
 BOUNDARY = set(_STOP) | set(_MONTHS) | {
     "this", "that", "these", "those", "my", "your", "their", "its", "we", "i", "you", "me", "us", "it", "they",
     "at", "by", "with", "from", "into", "as", "like", "per", "about", "over", "under", "between", "since",
-    "until", "after", "before", "toward", "towards", "within", "across", "vs", "versus",
+    "until", "after", "before", "toward", "towards", "within", "across", "vs", "versus", "against",
     "are", "was", "were", "be", "been", "do", "does", "did", "has", "have", "had", "can", "could", "should",
     "would", "will", "must", "may", "might", "how", "who", "whom", "whose", "when", "where", "why", "not", "no",
     "define", "defined", "defines", "explain", "describe", "show", "tell", "give", "list", "find", "get",
