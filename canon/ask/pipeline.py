@@ -1076,6 +1076,9 @@ def _subject_revision_statuses(ctx, p: ParsedQuestion, role: str, concept: str) 
     hits = {d.doc_id: max(_title_hits(ns, d) for ns in subject) for d in docs}
     best = max(hits.values())
     top = [d for d in docs if hits[d.doc_id] == best]
+    # "the v3 draft … in net revenue" beside a v3 draft of another object (its model): the
+    # question's object settles which one it names.
+    top = [d for d in top if d.object_id == concept] or top
     if any(d.object_id != concept or d.status == Status.approved for d in top):
         return []
     return sorted({d.status.value for d in top})

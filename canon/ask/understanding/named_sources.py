@@ -100,7 +100,16 @@ class NamedSource:
 
 
 def _tokens(question: str) -> list[tuple[str, int, int]]:
-    return [(m.group().lower().replace("’", "'"), m.start(), m.end()) for m in _TOKEN.finditer(question)]
+    out = []
+    for m in _TOKEN.finditer(question):
+        tok = m.group().lower().replace("’", "'")
+        head, _, last = tok.rpartition("-")
+        if head and last in DOC_NOUNS:
+            # "the v3-draft", "the ops-runbook": a document noun joined to its modifier
+            out += [(head, m.start(), m.start() + len(head)), (last, m.end() - len(last), m.end())]
+        else:
+            out.append((tok, m.start(), m.end()))
+    return out
 
 
 def _sentence_end(toks, i: int, commas: bool) -> int:
