@@ -133,3 +133,6 @@ def test_a_definition_that_only_mentions_the_noun_does_not_divide_by_it():
     assert ratio_stated(["ticket"], {"average handle time"}, "The mean of active minutes per solved ticket.")
     assert ratio_stated(["outage"], {"restoration time"}, "The mean minutes, averaged over the outages closed.")
     assert ratio_stated(["parcel"], {"cost per parcel"}, "Carrier charges divided by shipments.")
+    assert ratio_stated(["policy"], {"claim count"}, "Reported claims per 1,000 in-force policies.")
+    assert not ratio_stated(["policy"], {"claim frequency"}, "Reported claims per 100 earned car-years.")
+    assert ratio_after("claim frequency per policy", {"claim frequency"}) == ["policy"]

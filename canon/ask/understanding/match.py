@@ -138,6 +138,38 @@ def spelled_out(title: str, short: str) -> str | None:
     return " ".join(words) if short in initials else None
 
 
+_ANY_PARENTHESIZED = re.compile(r"^(?P<before>[^()]*?)\s*\((?P<short>[A-Za-z][A-Za-z0-9&]{1,9})\)(?P<after>[^()]*)")
+
+
+def parenthesized_names(title: str, id_name: str) -> set[str]:
+    """The names a definition's title gives its object around an initialism in parentheses,
+    when one of them is the object's id name: "Subrogation recovery rate (SRR) governed
+    definition v1" (id "subrogation recovery rate") also names "srr"; "Special investigations
+    unit (SIU) referral rate …" (id "siu referral rate") also "special investigations unit
+    referral rate". The initialism must be the initials of the words just before it (with or
+    without their grammar words). Empty otherwise."""
+    m = _ANY_PARENTHESIZED.match(title)
+    if m is None:
+        return set()
+    short = normalize(m.group("short"))
+    before = normalize(m.group("before")).split()
+    after = normalize(_TITLE_NOISE.sub("", " " + m.group("after"))).split()
+    if not short.isalpha() or not before:
+        return set()
+    spelled = None
+    for k in range(1, len(before) + 1):
+        words = before[-k:]
+        if short in ("".join(w[0] for w in words), "".join(w[0] for w in words if w not in _INITIAL_SKIPS)):
+            spelled = before
+            break
+    if spelled is None:
+        return set()
+    full = " ".join(spelled + after)
+    abbreviated = " ".join(before[:len(before) - k] + [short] + after)
+    names = {full, abbreviated}
+    return names - {id_name} if id_name in names else set()
+
+
 def observed_name(title: str) -> str:
     """What a freshness snapshot's title says it observes: the title less its time and the
     kind's own nouns after it ("Logistics raw loads freshness snapshot 2026-11-02 08:00 UTC" ->
@@ -174,9 +206,11 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
         elif d.kind == "metric_definition":
             # A definition's title is noise around its name ("… v3 proposal"), except where it spells
             # out the initialism the id is named by ("Mean time to acknowledge (MTTA) …", metric.itops.mtta).
-            long = spelled_out(d.title, normalize(_humanize(parts[-1])))
-            if long is not None:
-                derived_names.setdefault(d.object_id, set()).add(long)
+            id_name = normalize(_humanize(parts[-1]))
+            long = spelled_out(d.title, id_name)
+            named = parenthesized_names(d.title, id_name) | ({long} if long else set())
+            if named:
+                derived_names.setdefault(d.object_id, set()).update(named)
         elif d.kind == "freshness_snapshot":
             name = observed_name(d.title)
             if len(name.split()) >= 2:   # "Freshness snapshot 2026-11-02", "Orders snapshot": too weak

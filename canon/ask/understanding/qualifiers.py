@@ -35,7 +35,7 @@ _GRAIN_WORDS = {g: g for g in GRAINS} | {f"{g}s": g for g in GRAINS} | {
 # of June", "by now"), an agent ("by finance"? left out: see `_AFTER_PARTICIPLE`), a manner.
 _NOT_A_DIMENSION = frozenset({
     "cent", "centum", "mille", "annum", "definition", "definitions", "rule", "rules", "version", "revision",
-    "policy", "default", "design", "hand", "mistake", "far", "itself", "then", "now", "today", "tomorrow",
+    "default", "design", "hand", "mistake", "far", "itself", "then", "now", "today", "tomorrow",
     "yesterday", "end", "close", "contrast", "comparison", "law", "date", "the", "a", "an", "this", "that", "our",
     "your", "their", "its", "my", "which", "what", "how", "whom", "who", "old", "new", "current", "latest",
     "previous", "prior", "original", "governed", "official", "approved", "draft", "proposal", "hour", "hours",
@@ -95,18 +95,23 @@ _DIVIDING = frozenset({"per", "over", "divided", "averaged", "across", "each", "
 _DIVISOR_WINDOW = 5
 
 
+def _noun(word: str) -> str:
+    """A noun less its plural ending ("policies" -> "policy", "orders" -> "order")."""
+    return word[:-3] + "y" if word.endswith("ies") and len(word) > 4 else singular(word)
+
+
 def ratio_stated(words: list[str], names: Iterable[str], text: str) -> bool:
     """`text` (the object's definitions) or its names already measure per what `words` name: a
     name holding the noun ("cost <per parcel>"), or the definition writing the noun within a few
     words after a word that divides or averages by it ("per solved ticket", "averaged over the
     outages"). A definition that only mentions the noun ("gross order-line amount …") sums, it
     does not divide by it."""
-    noun = singular(words[-1])
-    if any(noun in {singular(w) for w in n.split()} for n in names):
+    noun = _noun(words[-1])
+    if any(noun in {_noun(w) for w in n.split()} for n in names):
         return True
-    toks = question_words(text)
+    toks = [t for t in question_words(text) if t.isalpha()]   # "per 1,000 in-force policies": words only
     for i, t in enumerate(toks):
-        if t in _DIVIDING and any(singular(w) == noun for w in toks[i + 1:i + 1 + _DIVISOR_WINDOW]):
+        if t in _DIVIDING and any(_noun(w) == noun for w in toks[i + 1:i + 1 + _DIVISOR_WINDOW]):
             return True
     return False
 
