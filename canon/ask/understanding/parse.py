@@ -179,14 +179,28 @@ _BEFORE_A_STATE = frozenset({"is", "are", "was", "were", "be", "been", "being", 
                              "running", "arrive", "arrived", "arrives", "arriving", "it", "they"})
 
 
+# Adverbs that may follow a state ("is the data loaded <yet>", "late <again>").
+_STATE_ADVERBS = frozenset({"yet", "again", "still", "already", "recently", "lately", "anymore", "too", "overnight",
+                            "tonight", "once", "twice", "often", "sometimes", "usually", "every", "each"})
+
+
 def _modifiers_before_nouns(q: str) -> bool:
     """Each freshness modifier of `q` stands before a word that no noun phrase ends at ("what do
-    we call <loaded> kilometres driven …", "the share of <late> deliveries"): it says what the
-    counted things are. "When was it last loaded", "is the data late today" end a phrase."""
+    we call <loaded> kilometres driven …", "the share of <late> deliveries", "are <late> shipments
+    defects?"): it says what the counted things are. "When was it last loaded", "is the data late
+    today", "is it loaded yet" end a phrase. After a word that says a state ("is", "data") the
+    next word must be a noun the modifier describes, not an adverb of the state."""
     toks = q.split()
     at = [k for k, t in enumerate(toks) if t in FRESHNESS_MODIFIERS]
-    return bool(at) and all(k + 1 < len(toks) and not _is_boundary(toks[k + 1])
-                            and not (k and toks[k - 1] in _BEFORE_A_STATE) for k in at)
+
+    def before_a_noun(k: int) -> bool:
+        if k + 1 >= len(toks) or _is_boundary(toks[k + 1]):
+            return False
+        nxt = toks[k + 1]
+        if not (k and toks[k - 1] in _BEFORE_A_STATE):
+            return True
+        return nxt not in _STATE_ADVERBS and not nxt.endswith("ly") and nxt not in FRESHNESS_MODIFIERS
+    return bool(at) and all(before_a_noun(k) for k in at)
 
 
 # "What was / what were" asks for whatever its noun phrase heads: a value ("what was the late
