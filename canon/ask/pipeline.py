@@ -58,6 +58,7 @@ from canon.ask.understanding.coverage import (
     unstated_measure,
     unstated_modifiers,
     without_measure_head,
+    words_in_one_name,
 )
 from canon.ask.understanding.identifiers import identifier_unnamed, identifiers, names_identifier
 from canon.ask.understanding.match import (
@@ -1461,7 +1462,15 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return False
     if not _phrase_in_one_name(ctx, d.object_id, cov, role, question):
         return False   # "rework rate" of "rework scrap rate": another measure, not a name of it
-    return len(cov.phrase) >= 2 or " ".join(cov.phrase) in ctx.catalog[d.object_id].names
+    entry = ctx.catalog[d.object_id]
+    if not words_in_one_name(cov.phrase, _visible_names(ctx, d.object_id, role)):
+        # "claims closed" of "claim cycle time" and its stated "days to close": words of two names
+        # name nothing, however long the question; what it describes is judged as a description.
+        return False
+    # One word beside the domain's ("claims <closed>" of a claims runbook on the month-end close)
+    # is one word: a name only when it is a whole one.
+    own = [w for w in cov.phrase if singular(w) != singular(entry.domain)]
+    return len(own) >= 2 or " ".join(cov.phrase) in entry.names or " ".join(own) in entry.names
 
 
 def _same_phrase_elsewhere(ctx, d: Document, candidates: list[Document], covs: dict, p: ParsedQuestion,

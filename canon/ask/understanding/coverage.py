@@ -306,6 +306,17 @@ def phrase_in_one_name(phrase: Iterable[str], names: Iterable[str], extra_words:
     return False
 
 
+def words_in_one_name(phrase: Iterable[str], names: Iterable[str]) -> bool:
+    """One of `names` holds every content word of the object phrase, in any order and with
+    other words between ("first time" of "first response time"): the phrase does not take its
+    words from two names ("claims closed" of "claim cycle time" and "days to close")."""
+    core = [w for w in phrase if w not in _STOP and not _is_boundary(w)]
+    if len(core) < 2:
+        return True
+    return any(all(any(_same(w, v) or _same(singular(w), singular(v)) for v in n.split()) for w in core)
+               for n in names)
+
+
 def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = frozenset()) -> Coverage:
     """The object phrase of `question` measured against an object's `names` (normalized,
     as in the catalog) and `extra_words` (its domain, say)."""
