@@ -446,7 +446,23 @@ def is_comparison(stripped: str, versions: tuple[VersionRef, ...]) -> bool:
         return bool(_COMPARE.search(stripped))
     if not versions and _COMPARE_ALL.search(stripped):
         return True
-    return not versions and bool(_CHANGED.search(stripped)) and not _SUPPOSED_CHANGE.search(stripped)
+    return not versions and any(_asks_a_change(m) for m in _CHANGED.finditer(stripped)) and not (
+        _SUPPOSED_CHANGE.search(stripped))
+
+
+_PREPOSITIONS = frozenset({"about", "of", "for", "on", "with", "above", "below", "over", "under", "after", "before"})
+_AUXILIARY = re.compile(r"\b(?:did|does|do|will|would|could|can|should|to)\b")
+
+
+def _asks_a_change(m: re.Match) -> bool:
+    """"what changed", "how did X change": a verb. "Above what case reserve <change> do we
+    escalate", "what does the runbook say about <changes> above …" are nouns: the bare form is a
+    verb only after an auxiliary ("did … change"), and none is after a preposition. "What are the
+    changes in …" still asks for a change."""
+    words = m.group().split()
+    if len(words) > 1 and words[-2] in _PREPOSITIONS:
+        return False   # "what does the runbook say about <changes> above 250,000"
+    return words[-1] != "change" or bool(_AUXILIARY.search(m.group()))
 
 
 # ---------------------------------------------------------------- the whole reading
