@@ -1382,10 +1382,14 @@ def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Docu
         hits = {d.doc_id: _title_hits(ns, d) for d in pool}
         about = {d.doc_id for d in pool if _related(ctx, d, primary.object_id)}
         says = _claim_support(ctx, p.text, ns, primary, pool)
+        # The document noun itself in a title ("the old <glossary>" of "Visitor metrics glossary"):
+        # the phrase names that document as its describing words would.
+        titled = {d.doc_id for d in pool if ns.noun in _own_words(d.title, d.object_id, d.doc_id, d.version)}
         # A noun of no kind ("the BI tooltip says") names a document only where one bears it out
         # by its title or its text; being about the concept is not enough to stand in for it.
         related = [d for d in pool if hits[d.doc_id] or says[d.doc_id] >= _CLAIM_WORDS_SAID
-                   or (d.doc_id in about and (ns.kinds or ns.statuses))]
+                   or (d.doc_id in about and (ns.kinds or ns.statuses))
+                   or (d.doc_id in titled and ctx.catalog[d.object_id].domain == domain)]
         if not related and ctx.retriever is not None and (ns.kinds or ns.statuses):
             # Second resort: what retrieval finds among the named kind, if its text
             # names the concept at all (read as data, to find it, never to obey it).
@@ -1403,7 +1407,8 @@ def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Docu
             related.sort(key=lambda d: (d.status == Status.approved, -d.authority, d.doc_id))
         # Stable: the order above breaks what the title, the concept, the claim and the domain leave
         # tied. A title word counts twice a claim word; being about the concept, as one.
-        related.sort(key=lambda d: (-(2 * hits.get(d.doc_id, 0) + (d.doc_id in about) + says[d.doc_id]),
+        related.sort(key=lambda d: (-(2 * hits.get(d.doc_id, 0) + (d.doc_id in about) + says[d.doc_id]
+                                      + (d.doc_id in titled)),
                                     ctx.catalog[d.object_id].domain != domain))
         for d in related[:1]:
             if d not in found:

@@ -34,10 +34,11 @@ DOC_NOUNS: dict[str, tuple[str, ...]] = {
                                                "forum", "ticket", "dm")},
     # Pages written for readers: help centres, sites, guides.
     **{n: ("wiki",) for n in ("site", "website", "blog", "guide", "handbook", "manual", "kb", "centre", "center",
-                              "documentation", "docs")},
+                              "documentation", "docs", "glossary", "primer", "explainer", "tutorial", "intranet",
+                              "sharepoint", "notion", "handout", "cheatsheet")},
     # Other things that state a number or a rule, of any kind.
     **{n: () for n in ("tooltip", "dashboard", "spreadsheet", "sheet", "deck", "slide", "slides", "presentation",
-                       "report", "readme")},
+                       "report", "readme", "notebook", "whitepaper", "brief")},
 }
 # Modifiers that say which lifecycle status the named document has.
 OLD_WORDS = ("old", "older", "legacy", "previous", "outdated", "former", "archived", "superseded", "deprecated")
