@@ -79,6 +79,15 @@ def test_the_names_a_title_gives_around_an_initialism_name_the_object(ctx, quest
     assert resp.action == "answer" and resp.evidence[0].doc_id == doc_id, (question, resp.action, resp.reason)
 
 
+@pytest.mark.parametrize("question", [
+    "How is the PIR backlog rate defined?",      # "PIR": the initials of the first words only
+    "What is the MTT rate?",
+])
+def test_initials_of_a_name_s_first_words_are_no_whole_name(ctx, question):
+    resp = ask(ctx, question, "analyst")
+    assert resp.action == "abstain" and resp.reason == "no_matching_object", (question, resp.action, resp.reason)
+
+
 def test_what_a_title_names_around_an_initialism():
     assert parenthesized_names("Service recovery rate (SRR) governed definition v1", "service recovery rate") == {"srr"}
     assert parenthesized_names("Post-incident review (PIR) completion rate governed definition v1",

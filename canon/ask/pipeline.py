@@ -63,6 +63,7 @@ from canon.ask.understanding.coverage import (
 from canon.ask.understanding.identifiers import identifier_unnamed, identifiers, names_identifier
 from canon.ask.understanding.match import (
     _STOP,
+    PREFIX_INITIALISM_SCORE,
     ObjectMatch,
     _humanize,
     _same_word,
@@ -812,7 +813,10 @@ def _named(ctx, m: ObjectMatch, question: str, role: str, cov) -> bool:
     the role may see state."""
     if identifier_unnamed(question, cov.phrase, ctx.catalog[m.object_id].names):
         return False   # "fct_credits" is no name of fct_goodwill_credits (canon/ask/understanding/identifiers.py)
-    if _whole(m, question):
+    # The initials of a name's first words only ("SIU" of "special investigations unit referral
+    # rate") are no whole name: "the SIU closure rate" must be covered by the names as any phrase.
+    prefix_only = ctx.catalog[m.object_id].initials.get(m.name) == PREFIX_INITIALISM_SCORE
+    if _whole(m, question) and not prefix_only:
         return m.name not in ctx.catalog[m.object_id].stated or _names_or_describes(
             ctx, m.object_id, question, role, cov)
     if continues_otherwise(question, cov.phrase, _visible_names(ctx, m.object_id, role)):
