@@ -41,6 +41,10 @@ DOCS = [
                  "Post-incident review (PIR) completion rate governed definition v1",
                  "Governed metric PIR completion rate version 1. The share of major incidents whose review was "
                  "published within ten working days."),
+    governed_doc("metric.first_call_resolution.v1", "metric.itops.first_call_resolution_rate",
+                 "First call resolution rate governed definition v1",
+                 "Governed metric first call resolution rate version 1. The share of service desk calls resolved "
+                 "without a callback or an escalation, over calls closed in the week."),
     governed_doc("metric.deploy_frequency.v1", "metric.itops.deploy_frequency", "Deployment frequency governed definition v1",
                  "Governed metric deployment frequency version 1. The number of production deployments per day, "
                  "averaged over the days of the month."),
@@ -86,6 +90,13 @@ def test_the_names_a_title_gives_around_an_initialism_name_the_object(ctx, quest
 def test_initials_of_a_name_s_first_words_are_no_whole_name(ctx, question):
     resp = ask(ctx, question, "analyst")
     assert resp.action == "abstain" and resp.reason == "no_matching_object", (question, resp.action, resp.reason)
+
+
+@pytest.mark.parametrize("question", ["What's the FCR definition?", "How is FCR defined?"])
+def test_the_initials_of_a_name_less_its_measure_head_are_a_whole_name(ctx, question):
+    resp = ask(ctx, question, "analyst")
+    assert resp.action == "answer" and resp.evidence[0].doc_id == "metric.first_call_resolution.v1", (
+        question, resp.action, resp.reason)
 
 
 def test_what_a_title_names_around_an_initialism():

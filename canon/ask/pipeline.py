@@ -815,7 +815,10 @@ def _named(ctx, m: ObjectMatch, question: str, role: str, cov) -> bool:
         return False   # "fct_credits" is no name of fct_goodwill_credits (canon/ask/understanding/identifiers.py)
     # The initials of a name's first words only ("SIU" of "special investigations unit referral
     # rate") are no whole name: "the SIU closure rate" must be covered by the names as any phrase.
-    prefix_only = ctx.catalog[m.object_id].initials.get(m.name) == PREFIX_INITIALISM_SCORE
+    # Those of a name less its measure head ("OTD" of "on time delivery rate") are.
+    entry = ctx.catalog[m.object_id]
+    prefix_only = entry.initials.get(m.name) == PREFIX_INITIALISM_SCORE and m.name not in {
+        "".join(w[0] for w in n.split()) for n in without_measure_head(entry.names)}
     if _whole(m, question) and not prefix_only:
         return m.name not in ctx.catalog[m.object_id].stated or _names_or_describes(
             ctx, m.object_id, question, role, cov)
