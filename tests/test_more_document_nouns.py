@@ -31,6 +31,12 @@ DOCS = [
                     status="untrusted", authority=0), "valid_to": None},
 ]
 
+# An approved runbook that says what the definition says.
+RUNBOOK = "runbook.museum.gallery_counting"
+DOCS.append(governed_doc(RUNBOOK, RUNBOOK, "Gallery counting runbook",
+                         "Approved runbook. Start each visitor's dwell clock at the first gallery gate.",
+                         kind="runbook", authority=80))
+
 ctx = module_context("museum", DOCS)
 
 
@@ -44,3 +50,15 @@ def test_a_glossary_or_a_primer_is_a_named_source(ctx, question, source):
     resp = ask(ctx, question, "analyst")
     assert resp.action == "answer_conflict", (question, resp.action, resp.reason)
     assert [(e.doc_id, e.use) for e in resp.evidence] == [(DWELL, "primary"), (source, "conflict")]
+
+
+def test_a_conflict_answer_passes_no_verdict_on_the_claim(ctx):
+    """The answer names which text governs; it does not open with "No —" when the source says
+    what the definition says (canon/ask/compose.py `conflict_answer`)."""
+    resp = ask(ctx, "The gallery counting runbook says dwell time starts at the first gallery gate. Right?",
+               "analyst")
+    assert resp.action == "answer_conflict", (resp.action, resp.reason)
+    assert [(e.doc_id, e.use) for e in resp.evidence] == [(DWELL, "primary"), (RUNBOOK, "conflict")]
+    assert not resp.answer.startswith("No"), resp.answer
+    assert resp.answer.startswith(f"Gallery counting runbook ({RUNBOOK}, approved, runbook) is not the governing"), (
+        resp.answer)

@@ -69,9 +69,12 @@ def conflict_answer(primary: Document, conflicts: list[Document], answer: str, e
                             evidence_id=c.doc_id, evidence_revision=c.content_hash,
                             supported_span=sentences(c.text)[0] if c.text else "", effective_for=day))
     named = ", ".join(f"{c.title} ({c.doc_id}, {c.status.value}, {c.kind.replace('_', ' ')})" for c in conflicts)
-    answer = (f"No — {named} is not the governing definition" + (f" for {day.isoformat()}" if day else "") +
-              f". The governing evidence is {primary.doc_id} ({primary.status.value}, {period_label(primary)}): "
-              + answer)
+    # No verdict on the claim itself ("No — …"): the source may say what the governing revision
+    # says (an approved runbook often does). What is certain is which text governs.
+    verb = "is" if len(conflicts) == 1 else "are"
+    answer = (f"{named} {verb} not the governing definition" + (f" for {day.isoformat()}" if day else "") +
+              f"; compare what it says with the governing evidence, {primary.doc_id} ({primary.status.value}, "
+              f"{period_label(primary)}): " + answer)
     return Response(action="answer_conflict", role=role, as_of=day, answer=answer, evidence=evidence, claims=claims)
 
 
