@@ -553,20 +553,9 @@ _CODE = re.compile(r"(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{2,8}")
 _NO_CODE = re.compile(r"v\d+|q[1-4]|h[12]|fy\d{2,4}|\d+(?:st|nd|rd|th|am|pm|[dwmyh]|hrs?|mins?|days?|wks?|mos?|yrs?)")
 
 
-def _name_start(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
-    """Where the first of `names` written out whole starts in `toks`."""
-    best = None
-    for n in names:
-        nw = n.split()
-        for i in range(len(toks) - len(nw) + 1):
-            if all(_same_word(toks[i + j], nw[j]) for j in range(len(nw))):
-                best = i if best is None else min(best, i)
-                break
-    return best
-
-
-def name_end(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
-    """Where the first of `names` written out whole in `toks` ends (the index after its last word)."""
+def _name_span(toks: tuple[str, ...], names: Iterable[str]) -> tuple[int, int] | None:
+    """Where the first of `names` written out whole in `toks` starts and ends (the index after
+    its last word); of two starting together, the one found first."""
     best = None
     for n in names:
         nw = n.split()
@@ -575,7 +564,17 @@ def name_end(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
                 if best is None or i < best[0]:
                     best = (i, i + len(nw))
                 break
-    return None if best is None else best[1]
+    return best
+
+
+def _name_start(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
+    span = _name_span(toks, names)
+    return None if span is None else span[0]
+
+
+def name_end(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
+    span = _name_span(toks, names)
+    return None if span is None else span[1]
 
 
 # Grammar words inside a measure's name ("mean time <to> repair", "dock <to> stock time").
