@@ -50,14 +50,20 @@ def module_context(name: str, docs: list[dict]):
     return ctx
 
 
+_CLOSED_UNLESS_APPROVED = object()
+
+
 def governed_doc(doc_id: str, object_id: str, title: str, text: str, *, kind: str = "metric_definition",
-                 status: str = "approved", authority: int = 100) -> dict:
-    """One document of a test's small corpus, readable by `analyst`, in effect from 2025-01-01
-    (closed on 2026-01-01 unless approved)."""
+                 status: str = "approved", authority: int = 100, version: str = "1",
+                 valid_from: str = "2025-01-01", valid_to=_CLOSED_UNLESS_APPROVED,
+                 supersedes: str | None = None) -> dict:
+    """One document of a test's small corpus, readable by `analyst`, in effect from `valid_from`
+    (by default 2025-01-01, and closed on 2026-01-01 unless approved)."""
+    if valid_to is _CLOSED_UNLESS_APPROVED:
+        valid_to = None if status == "approved" else "2026-01-01"
     return {"doc_id": doc_id, "object_id": object_id, "kind": kind, "title": title, "status": status,
-            "authority": authority, "version": "1", "valid_from": "2025-01-01",
-            "valid_to": None if status == "approved" else "2026-01-01", "allowed_roles": ["analyst"],
-            "supersedes": None, "content_hash": f"sha256:{doc_id}", "text": text}
+            "authority": authority, "version": version, "valid_from": valid_from, "valid_to": valid_to,
+            "allowed_roles": ["analyst"], "supersedes": supersedes, "content_hash": f"sha256:{doc_id}", "text": text}
 
 
 def snapshot_doc(doc_id: str, object_id: str, title: str, observed: str, readings: str, *, valid_to: str) -> dict:

@@ -12,41 +12,29 @@ LanceDB index (HashingEmbedder), ask."""
 from __future__ import annotations
 
 import pytest
-from corpus_context import corpus_context
+from corpus_context import governed_doc, module_context
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.parse import parse_question
 
 RUNBOOK = "runbook.rescue.callout_escalation"
-
-
-def _doc(doc_id, object_id, kind, title, text, version="1", valid_from="2025-01-01", valid_to=None, supersedes=None):
-    return {"doc_id": doc_id, "object_id": object_id, "kind": kind, "title": title, "status": "approved",
-            "authority": 80 if kind == "runbook" else 100, "version": version, "valid_from": valid_from,
-            "valid_to": valid_to, "allowed_roles": ["analyst"], "supersedes": supersedes,
-            "content_hash": f"sha256:{doc_id}", "text": text}
-
-
 DOCS = [
-    _doc(RUNBOOK, RUNBOOK, "runbook", "Call-out escalation runbook",
-         "Approved runbook. Escalate to the duty controller when a team's risk score change exceeds 3 points, or "
-         "when changes above 2 hours to the estimated rescue time are logged."),
-    _doc("metric.callout_time.v1", "metric.rescue.callout_response_time", "metric_definition",
-         "Call-out response time governed definition v1",
-         "Governed metric call-out response time version 1. The median minutes from the alert to the first team "
-         "leaving base.", valid_to="2026-06-01"),
-    _doc("metric.callout_time.v2", "metric.rescue.callout_response_time", "metric_definition",
-         "Call-out response time governed definition v2",
-         "Governed metric call-out response time version 2. Effective 2026-06-01, the median minutes from the alert "
-         "to the first team member arriving at the scene.", version="2", valid_from="2026-06-01",
-         supersedes="metric.callout_time.v1"),
+    governed_doc(RUNBOOK, RUNBOOK, "Call-out escalation runbook",
+                 "Approved runbook. Escalate to the duty controller when a team's risk score change exceeds 3 "
+                 "points, or when changes above 2 hours to the estimated rescue time are logged.",
+                 kind="runbook", authority=80),
+    governed_doc("metric.callout_time.v1", "metric.rescue.callout_response_time",
+                 "Call-out response time governed definition v1",
+                 "Governed metric call-out response time version 1. The median minutes from the alert to the first "
+                 "team leaving base.", valid_to="2026-06-01"),
+    governed_doc("metric.callout_time.v2", "metric.rescue.callout_response_time",
+                 "Call-out response time governed definition v2",
+                 "Governed metric call-out response time version 2. Effective 2026-06-01, the median minutes from "
+                 "the alert to the first team member arriving at the scene.", version="2", valid_from="2026-06-01",
+                 supersedes="metric.callout_time.v1"),
 ]
 
-
-@pytest.fixture(scope="module")
-def ctx(tmp_path_factory):
-    with corpus_context(tmp_path_factory.mktemp("rescue"), DOCS) as context:
-        yield context
+ctx = module_context("rescue", DOCS)
 
 
 @pytest.mark.parametrize("question", [

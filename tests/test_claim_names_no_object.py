@@ -20,41 +20,32 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from corpus_context import corpus_context
+from corpus_context import corpus_context, governed_doc
 
 from canon.ask.pipeline import ask
-
-ROLES = ["analyst"]
-
-
-def _doc(doc_id, object_id, kind, title, status, text, version="1", valid_from="2025-01-01", valid_to=None,
-         authority=100, supersedes=None):
-    return {"doc_id": doc_id, "object_id": object_id, "kind": kind, "title": title, "status": status,
-            "authority": authority, "version": version, "valid_from": valid_from, "valid_to": valid_to,
-            "allowed_roles": ROLES, "supersedes": supersedes, "content_hash": f"sha256:{doc_id}", "text": text}
-
 
 OTP, OTP3 = "metric.on_time_departure.v1", "metric.on_time_departure.v3_proposal"
 TURN, TURN3 = "metric.turnaround_time.v1", "metric.turnaround_time.v3_proposal"
 WIKI = "wiki.ground.ramp_handbook_old"
 DOCS = [
-    _doc(OTP, "metric.ground.on_time_departure_rate", "metric_definition", "On-time departure rate governed definition v1",
-         "approved", "Governed metric on-time departure rate version 1. The share of departures pushed back within 15 "
-         "minutes of schedule. Every gate delay counts, however short."),
-    _doc(OTP3, "metric.ground.on_time_departure_rate", "metric_definition", "On-time departure rate v3 proposal",
-         "draft", "Proposal: gate delays under 5 minutes are not counted against the on-time departure rate.",
-         version="3", valid_from="2027-01-01", authority=10),
-    _doc(TURN, "metric.ground.aircraft_turnaround_time", "metric_definition",
-         "Aircraft turnaround time governed definition v1", "approved",
-         "Governed metric aircraft turnaround time version 1. The median minutes from on-blocks to off-blocks of "
-         "an aircraft at the gate. Towing delays before on-blocks are not turnaround time."),
-    _doc(TURN3, "metric.ground.aircraft_turnaround_time", "metric_definition", "Aircraft turnaround time v3 proposal",
-         "draft", "Proposal: measure turnaround from the last passenger off to the cabin doors closing.",
-         version="3", valid_from="2027-01-01", authority=10),
-    _doc(WIKI, "wiki.ground.ramp_turnaround_handbook", "wiki", "Old ramp handbook: aircraft turnaround", "superseded",
-         "Old ramp handbook page. Towing delays count as turnaround time.", authority=20),
-    _doc("wiki.ground.catering_faq", "wiki.ground.catering_faq", "wiki", "Catering FAQ", "untrusted",
-         "Catering trolleys are loaded after cleaning.", authority=0),
+    governed_doc(OTP, "metric.ground.on_time_departure_rate", "On-time departure rate governed definition v1",
+                 "Governed metric on-time departure rate version 1. The share of departures pushed back within 15 "
+                 "minutes of schedule. Every gate delay counts, however short."),
+    governed_doc(OTP3, "metric.ground.on_time_departure_rate", "On-time departure rate v3 proposal",
+                 "Proposal: gate delays under 5 minutes are not counted against the on-time departure rate.",
+                 status="draft", version="3", valid_from="2027-01-01", valid_to=None, authority=10),
+    governed_doc(TURN, "metric.ground.aircraft_turnaround_time", "Aircraft turnaround time governed definition v1",
+                 "Governed metric aircraft turnaround time version 1. The median minutes from on-blocks to "
+                 "off-blocks of an aircraft at the gate. Towing delays before on-blocks are not turnaround time."),
+    governed_doc(TURN3, "metric.ground.aircraft_turnaround_time", "Aircraft turnaround time v3 proposal",
+                 "Proposal: measure turnaround from the last passenger off to the cabin doors closing.",
+                 status="draft", version="3", valid_from="2027-01-01", valid_to=None, authority=10),
+    governed_doc(WIKI, "wiki.ground.ramp_turnaround_handbook", "Old ramp handbook: aircraft turnaround",
+                 "Old ramp handbook page. Towing delays count as turnaround time.", kind="wiki",
+                 status="superseded", valid_to=None, authority=20),
+    governed_doc("wiki.ground.catering_faq", "wiki.ground.catering_faq", "Catering FAQ",
+                 "Catering trolleys are loaded after cleaning.", kind="wiki", status="untrusted", valid_to=None,
+                 authority=0),
 ]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from corpus_context import governed_doc
 
 from canon.ask.context import ask_context
 from canon.ask.pipeline import ask
@@ -32,29 +33,23 @@ from canon.registry.build import build_registry
 from canon.registry.contracts import load_contract
 from canon.registry.policy import Policy, project
 
-
-def _doc(doc_id, object_id, kind, title, status, text, version="1", valid_from="2025-01-01", valid_to=None,
-         supersedes=None, authority=100):
-    return {"doc_id": doc_id, "object_id": object_id, "kind": kind, "title": title, "status": status,
-            "authority": authority, "version": version, "valid_from": valid_from, "valid_to": valid_to,
-            "allowed_roles": ["analyst"], "supersedes": supersedes, "content_hash": f"sha256:{doc_id}", "text": text}
-
-
 BASKET = "metric.grocery.basket_size"
 DOCS = [
-    _doc("metric.basket_size.v1", BASKET, "metric_definition", "basket size governed definition v1", "approved",
-         "Governed metric basket size version 1. The mean number of items per checkout transaction.",
-         valid_to="2026-07-01"),
-    _doc("metric.basket_size.v2", BASKET, "metric_definition", "basket size governed definition v2", "approved",
-         "Governed metric basket size version 2. Effective 2026-07-01, the mean number of items per checkout "
-         "transaction, returns netted out.", version="2", valid_from="2026-07-01", supersedes="metric.basket_size.v1"),
-    _doc("metric.basket_size.v3_draft", BASKET, "metric_definition", "basket size governed definition v3-draft",
-         "draft", "Draft basket size version 3: count loyalty-card scans as items.", version="3-draft",
-         valid_from="2026-10-01", authority=30),
-    _doc("model.fct_baskets.v1", "model.grocery.fct_baskets", "model_schema", "dbt model schema fct_baskets v1",
-         "approved", "dbt model fct_baskets. Grain: one row per checkout transaction.", authority=90),
-    _doc("model.fct_baskets.v3", "model.grocery.fct_baskets", "model_schema", "dbt model schema fct_baskets v3",
-         "draft", "Draft model fct_baskets version 3 with loyalty scans.", version="3", authority=30),
+    governed_doc("metric.basket_size.v1", BASKET, "basket size governed definition v1",
+                 "Governed metric basket size version 1. The mean number of items per checkout transaction.",
+                 valid_to="2026-07-01"),
+    governed_doc("metric.basket_size.v2", BASKET, "basket size governed definition v2",
+                 "Governed metric basket size version 2. Effective 2026-07-01, the mean number of items per checkout "
+                 "transaction, returns netted out.", version="2", valid_from="2026-07-01",
+                 supersedes="metric.basket_size.v1"),
+    governed_doc("metric.basket_size.v3_draft", BASKET, "basket size governed definition v3-draft",
+                 "Draft basket size version 3: count loyalty-card scans as items.", status="draft",
+                 version="3-draft", valid_from="2026-10-01", valid_to=None, authority=30),
+    governed_doc("model.fct_baskets.v1", "model.grocery.fct_baskets", "dbt model schema fct_baskets v1",
+                 "dbt model fct_baskets. Grain: one row per checkout transaction.", kind="model_schema", authority=90),
+    governed_doc("model.fct_baskets.v3", "model.grocery.fct_baskets", "dbt model schema fct_baskets v3",
+                 "Draft model fct_baskets version 3 with loyalty scans.", kind="model_schema", status="draft",
+                 version="3", valid_to=None, authority=30),
 ]
 
 QUESTIONS = [
