@@ -23,13 +23,21 @@ import pytest
 from corpus_context import governed_doc, module_context
 
 from canon.ask.pipeline import ask
-from canon.ask.understanding.qualifiers import breakdown, ratio_after, ratio_stated, split_by_grain, time_grain
+from canon.ask.understanding.qualifiers import (
+    breakdown,
+    left_out_after,
+    ratio_after,
+    ratio_stated,
+    split_by_grain,
+    time_grain,
+)
 
 ENERGY, OUTAGE, READS = "metric.billed_energy.v1", "metric.outage_duration.v1", "metric.meter_reads.v1"
 DOCS = [
     governed_doc(ENERGY, "metric.utilities.billed_energy_volume", "Billed energy volume governed definition v1",
                  "Governed metric billed energy volume version 1. Billed energy volume is the sum of kilowatt "
-                 "hours on issued customer invoices in the month, net of rebilled corrections."),
+                 "hours on issued customer invoices in the month, net of rebilled corrections. Estimated reads are "
+                 "excluded."),
     # A lineage document named by the metric's name: not the object of a ratio question either.
     governed_doc("lineage.billed_energy.v1", "lineage.utilities.billed_energy_volume",
                  "Lineage for billed energy volume v1",
@@ -99,6 +107,7 @@ def test_what_is_read_after_a_name():
     assert ratio_after("billed energy volume per 1,000 customers?", names) == ["customers"]
     assert ratio_after("billed energy volume per month", names) == []
     assert ratio_after("how is billed energy volume per active meter defined?", names) == ["active", "meter"]
+    assert ratio_after("billed energy volume per estimated read definition", names) == ["estimated", "read"]
     assert ratio_after("billed energy volume per cent", names) == []
     assert ratio_after("per customer, what is billed energy volume", names) == []
     assert breakdown("billed energy volume by region in July 2026", names) == ["region"]
@@ -136,3 +145,23 @@ def test_a_definition_that_only_mentions_the_noun_does_not_divide_by_it():
     assert ratio_stated(["policy"], {"claim count"}, "Reported claims per 1,000 in-force policies.")
     assert not ratio_stated(["policy"], {"claim frequency"}, "Reported claims per 100 earned car-years.")
     assert ratio_after("claim frequency per policy", {"claim frequency"}) == ["policy"]
+
+
+@pytest.mark.parametrize("question", [
+    "What was billed energy volume excluding rebilled corrections in October 2026?",   # the definition nets them
+    "What was billed energy volume without business customers in October 2026?",      # never said
+])
+def test_a_value_leaving_out_what_the_definition_counts_is_not_computed(ctx, question):
+    """"net revenue excluding credit notes in July 2026" was July's governed value, which deducts
+    them: another figure than the one asked. Only what the definition itself leaves out ("Estimated
+    reads are excluded") is the governed value (qualifiers.left_out_after, left_out_stated)."""
+    resp = ask(ctx, question, "analyst")
+    assert resp.action == "abstain" and resp.reason == "metric_not_computable", (question, resp.action, resp.reason)
+    assert resp.calculation is None
+
+
+def test_a_value_leaving_out_what_the_definition_leaves_out_is_the_governed_value(ctx):
+    resp = ask(ctx, "What was billed energy volume excluding estimated reads in October 2026?", "analyst")
+    assert resp.action == "abstain" and resp.reason == "no_semantic_layer", (resp.action, resp.reason)
+    assert left_out_after("billed energy volume excluding estimated reads in October", {"billed energy volume"}) == [
+        "estimated", "reads"]

@@ -100,6 +100,8 @@ from canon.ask.understanding.parse import (
 from canon.ask.understanding.qualifiers import (
     MAX_PARTS,
     breakdown,
+    left_out_after,
+    left_out_stated,
     ratio_after,
     ratio_stated,
     split_by_grain,
@@ -477,6 +479,17 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         if dimension:
             timings.mark("resolve", t)
             return _not_broken_down(ctx, p, role, concept, " ".join(dimension))
+        left_out = left_out_after(p.text, names)
+        if left_out and not left_out_stated(left_out, " ".join(_definitions(ctx, concept, role))):
+            # "net revenue excluding credit notes": the definition deducts or counts them, or never
+            # says; the value without them is another figure than the governed one.
+            timings.mark("resolve", t)
+            return Response(action="abstain", role=role, as_of=p.period[1] - dt.timedelta(days=1),
+                            reason="metric_not_computable",
+                            answer=f"Not computed: the governed definition of {concept} does not leave out "
+                                   f"{' '.join(left_out)}, so its value without them is another figure, which "
+                                   "Canon does not calculate. Ask for the governed value, or read the definition "
+                                   "for what it counts.")
         grain = time_grain(p.text)
         if grain is not None and not p.periods:
             parts = split_by_grain(p.period, grain)

@@ -818,6 +818,13 @@ def _counted_sentences(text: str) -> list[tuple[str, ...]]:
     return [words for words in map(_words, _SENTENCE.split(text)) if not set(words) & _EXCLUSION_WORDS]
 
 
+def excluded_words(text: str) -> TextWords:
+    """The words of `text`'s sentences that say what is left out ("VAT and shipping are
+    excluded"): what a definition states it does not count."""
+    return TextWords(tuple(w for words in map(_words, _SENTENCE.split(text)) if set(words) & _EXCLUSION_WORDS
+                           for w in words))
+
+
 def _counted_words(text: str) -> set[str]:
     """The words of `text`'s sentences that say nothing is left out."""
     return {w for words in _counted_sentences(text) for w in words}

@@ -19,7 +19,7 @@ import datetime as dt
 import re
 from typing import Iterable
 
-from canon.ask.understanding.coverage import name_end, question_words
+from canon.ask.understanding.coverage import excluded_words, name_end, question_words
 from canon.ask.understanding.match import singular
 
 # The grains a value may be asked per, with the largest number of parts one question may ask
@@ -47,7 +47,9 @@ _MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "ju
 # What ends a dimension's words ("by tariff <in> October", "by region <for> Q3", "by region?").
 _ENDS = frozenset({"in", "for", "over", "during", "on", "at", "from", "since", "between", "as", "of", "and",
                    "or", "vs", "versus", "compared", "with", "to", "until", "through", "under", "per", "by", "across",
-                   "is", "was", "were", "are", "be", "been", "please", "so", "if", "when", "last", "this", "next"})
+                   "is", "was", "were", "are", "be", "been", "please", "so", "if", "when", "last", "this", "next",
+                   # what the question asks for of the object ("… per solved ticket <definition>")
+                   "definition", "definitions", "metric", "kpi", "formula", "value", "values", "figure"})
 # Words before "by" that open a breakdown ("broken down by", "split by").
 _BREAK_VERBS = frozenset({"down", "split", "grouped", "segmented", "sliced", "cut", "bucketed", "partitioned"})
 def _tokens(question: str) -> list[str]:
@@ -64,8 +66,10 @@ def _noun_words(toks: list[str], k: int, limit: int = 3) -> list[str]:
     out = []
     while k < len(toks) and len(out) < limit:
         t = toks[k]
-        if not t[0].isalnum() or t in _ENDS or _is_period_word(t) or (len(t) > 4 and t.endswith("ed")):
-            break   # "… per outage <defined>?": a participle ends the noun phrase
+        nxt = toks[k + 1] if k + 1 < len(toks) else "."
+        if not t[0].isalnum() or t in _ENDS or _is_period_word(t) or (
+                len(t) > 4 and t.endswith("ed") and (not nxt[0].isalnum() or nxt in _ENDS)):
+            break   # "… per outage <defined>?": a participle closing the question ends the phrase
         out.append(t)
         k += 1
     return out
@@ -143,6 +147,28 @@ def breakdown(question: str, names: Iterable[str]) -> list[str]:
         if words and words[0] not in _NOT_A_DIMENSION and not any(w in _GRAIN_WORDS for w in words):
             return words
     return []
+
+
+# Words after a name that leave something out of it ("net revenue <excluding> credit notes").
+_LEAVING_OUT = frozenset({"excluding", "without", "except", "excl", "ex", "minus", "sans"})
+
+
+def left_out_after(question: str, names: Iterable[str]) -> list[str]:
+    """The words a question leaves out of the object right after a whole name of it ("net
+    revenue excluding credit notes in July" gives ["credit", "notes"]); empty when none."""
+    toks = _tokens(question)
+    end = name_end(tuple(toks), names)
+    if end is None or end >= len(toks) or toks[end] not in _LEAVING_OUT:
+        return []
+    return [w for w in _noun_words(toks, end + 1) if w not in ("the", "a", "an", "any", "all")]
+
+
+def left_out_stated(words: list[str], definition: str) -> bool:
+    """The definition itself says it leaves them out ("VAT and shipping are excluded"): the
+    value asked is the governed one."""
+    stated = excluded_words(definition)
+    content = [w for w in words if len(w) > 2]
+    return bool(content) and all(stated.uses(w) for w in content)
 
 
 _GRAIN = re.compile(
