@@ -484,12 +484,10 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             # "net revenue excluding credit notes": the definition deducts or counts them, or never
             # says; the value without them is another figure than the governed one.
             timings.mark("resolve", t)
-            return Response(action="abstain", role=role, as_of=p.period[1] - dt.timedelta(days=1),
-                            reason="metric_not_computable",
-                            answer=f"Not computed: the governed definition of {concept} does not leave out "
-                                   f"{' '.join(left_out)}, so its value without them is another figure, which "
-                                   "Canon does not calculate. Ask for the governed value, or read the definition "
-                                   "for what it counts.")
+            return _not_computed(p, role, f"the governed definition of {concept} does not leave out "
+                                          f"{' '.join(left_out)}, so its value without them is another figure, "
+                                          "which Canon does not calculate. Ask for the governed value, or read the "
+                                          "definition for what it counts")
         grain = time_grain(p.text)
         if grain is not None and not p.periods:
             parts = split_by_grain(p.period, grain)
@@ -1153,19 +1151,13 @@ def _saying_most(ctx, question: str, claims: list[NamedSource], docs: list[Docum
     objects tie."""
     at_least = at_least or _CLAIM_WORDS_SAID
     best: dict[str, int] = {}
-
-    def content(text: str, ns: NamedSource) -> set[str]:
-        return {w for w in normalize(text).split()
-                if len(w) >= 3 and not w.isdigit() and w not in BOUNDARY and w not in _CLAIM_GENERIC
-                and w not in set(_source_words(ns)) and w not in _ATTRIBUTION_WORDS}
-
     for ns in claims:
         a, b = ns.span
-        claim = content(question[a:b], ns)
+        claim = _claim_words(question[a:b], ns, _CLAIM_GENERIC)
         if len(claim) < at_least:
             # "Should audit students count as completers, like the v3 proposal does?": the claim
             # is the question's own words, the source only compared with them.
-            claim = content(question, ns)
+            claim = _claim_words(question, ns, _CLAIM_GENERIC)
         for d in docs:
             words = text_words(d.text)
             said = sum(1 for w in claim if words.uses(w))
@@ -1358,14 +1350,20 @@ def _claim_support(ctx, question: str, ns: NamedSource, primary: Document, pool:
     if b <= a:
         return {d.doc_id: 0 for d in pool}
     names = {w for n in ctx.catalog[primary.object_id].names for w in n.split()}
-    claim = {w for w in normalize(question[a:b]).split()
-             if len(w) >= 3 and not w.isdigit() and w not in BOUNDARY and w not in names
-             and w not in set(_source_words(ns)) and w not in _ATTRIBUTION_WORDS}
+    claim = _claim_words(question[a:b], ns, names)
     out = {}
     for d in pool:
         words = text_words(d.text)
         out[d.doc_id] = sum(1 for w in claim if words.uses(w))
     return out
+
+
+def _claim_words(text: str, ns: NamedSource, leave_out: frozenset[str] | set[str] = frozenset()) -> set[str]:
+    """The content words of a claim attributed to `ns`: no grammar word, number, word of the
+    source's own phrase, attribution verb or word of `leave_out`."""
+    source = set(_source_words(ns))
+    return {w for w in normalize(text).split() if len(w) >= 3 and not w.isdigit() and w not in BOUNDARY
+            and w not in leave_out and w not in source and w not in _ATTRIBUTION_WORDS}
 
 
 def _title_hits(ns: NamedSource, doc: Document) -> int:
@@ -1882,13 +1880,19 @@ def _not_broken_down(ctx: AskContext, p: ParsedQuestion, role: str, concept: str
     """A value asked per member of a dimension ("by region"), or per day of a long period: the
     semantic layer computes one total per period (canon/ask/understanding/qualifiers.py), and a
     total in the place of a breakdown would answer another question."""
-    last = p.period[1] - dt.timedelta(days=1) if p.period else p.as_of
     why = (f"a breakdown by {by} over {p.period_label or 'that period'} would have {parts} parts, more than the "
            f"{MAX_PARTS} one answer gives" if parts else
            f"Canon's semantic layer computes {concept} as one total per period; a breakdown by {by} is not "
            "something it calculates, and a total would answer another question")
+    return _not_computed(p, role, f"{why}. Ask for the total over a period, or per month, quarter or year")
+
+
+def _not_computed(p: ParsedQuestion, role: str, why: str) -> Response:
+    """A value question the semantic layer cannot answer as asked: `abstain` `metric_not_computable`
+    saying why, as of the period's last day."""
+    last = p.period[1] - dt.timedelta(days=1) if p.period else p.as_of
     return Response(action="abstain", role=role, as_of=last, reason="metric_not_computable",
-                    answer=f"Not computed: {why}. Ask for the total over a period, or per month, quarter or year.")
+                    answer=f"Not computed: {why}.")
 
 
 def _value_per_named_period(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:

@@ -114,12 +114,17 @@ def undated(title: str) -> str:
     return " ".join(_WHEN.sub(" ", title).split())
 
 
-_PARENTHESIZED = re.compile(r"^(?P<long>[^()]*?)\s*\((?P<short>[A-Za-z][A-Za-z0-9&]{1,9})\)")
 # What a definition's title writes after its object's name ("… governed definition v2", "… v3
 # proposal", "… (draft)").
 _TITLE_NOISE = re.compile(r"\s*(?:\(|\b(?:governed|metric|definition|def|v\d+|version|draft|proposal|proposed|"
                           r"deprecated|superseded|approved|retired)\b).*$", re.IGNORECASE)
 _INITIAL_SKIPS = frozenset({"of", "to", "the", "and", "a", "an", "for", "in", "on", "per", "by"})
+
+
+def _initials_of(words: list[str]) -> set[str]:
+    """The initials of `words`, with and without their grammar words ("mtta" and "mta" of "mean
+    time to acknowledge")."""
+    return {"".join(w[0] for w in words), "".join(w[0] for w in words if w not in _INITIAL_SKIPS)}
 
 
 def spelled_out(title: str, short: str) -> str | None:
@@ -129,13 +134,10 @@ def spelled_out(title: str, short: str) -> str | None:
     words), or `short` is no initialism (several words, digits, more than 8 letters)."""
     if not short.isalpha() or not 2 <= len(short) <= 8:
         return None
-    m = _PARENTHESIZED.match(title)
-    name = m.group("long") if m and m.group("short").lower() == short else _TITLE_NOISE.sub("", title)
-    words = normalize(name).split()
+    words = normalize(_TITLE_NOISE.sub("", title)).split()   # the noise starts at "(MTTA)" too
     if len(words) < 2 or not all(w.isalpha() for w in words):
         return None
-    initials = {"".join(w[0] for w in words), "".join(w[0] for w in words if w not in _INITIAL_SKIPS)}
-    return " ".join(words) if short in initials else None
+    return " ".join(words) if short in _initials_of(words) else None
 
 
 _ANY_PARENTHESIZED = re.compile(r"^(?P<before>[^()]*?)\s*\((?P<short>[A-Za-z][A-Za-z0-9&]{1,9})\)(?P<after>[^()]*)")
@@ -156,17 +158,11 @@ def parenthesized_names(title: str, id_name: str) -> set[str]:
     after = normalize(_TITLE_NOISE.sub("", " " + m.group("after"))).split()
     if not short.isalpha() or not before:
         return set()
-    spelled = None
-    for k in range(1, len(before) + 1):
-        words = before[-k:]
-        if short in ("".join(w[0] for w in words), "".join(w[0] for w in words if w not in _INITIAL_SKIPS)):
-            spelled = before
-            break
-    if spelled is None:
+    # How many of the words before it the initialism abbreviates.
+    k = next((k for k in range(1, len(before) + 1) if short in _initials_of(before[-k:])), None)
+    if k is None:
         return set()
-    full = " ".join(spelled + after)
-    abbreviated = " ".join(before[:len(before) - k] + [short] + after)
-    names = {full, abbreviated}
+    names = {" ".join(before + after), " ".join(before[:-k] + [short] + after)}
     return names - {id_name} if id_name in names else set()
 
 

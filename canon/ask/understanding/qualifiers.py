@@ -32,7 +32,8 @@ _GRAIN_WORDS = {g: g for g in GRAINS} | {f"{g}s": g for g in GRAINS} | {
 
 # Words a question writes after "per" / "by" that are no denominator and no dimension: a time
 # unit or grain, a share ("per cent"), a revision ("by the old definition"), a date ("by the end
-# of June", "by now"), an agent ("by finance"? left out: see `_AFTER_PARTICIPLE`), a manner.
+# of June", "by now"), a manner ("by hand"). An agent ("reported by finance") is told by the word
+# before "by" (`breakdown`).
 _NOT_A_DIMENSION = frozenset({
     "cent", "centum", "mille", "annum", "definition", "definitions", "rule", "rules", "version", "revision",
     "default", "design", "hand", "mistake", "far", "itself", "then", "now", "today", "tomorrow",
@@ -52,6 +53,8 @@ _ENDS = frozenset({"in", "for", "over", "during", "on", "at", "from", "since", "
                    "definition", "definitions", "metric", "kpi", "formula", "value", "values", "figure"})
 # Words before "by" that open a breakdown ("broken down by", "split by").
 _BREAK_VERBS = frozenset({"down", "split", "grouped", "segmented", "sliced", "cut", "bucketed", "partitioned"})
+
+
 def _tokens(question: str) -> list[str]:
     return list(question_words(question))
 
@@ -194,23 +197,21 @@ def _next_start(day: dt.date, grain: str) -> dt.date:
     if grain == "week":
         return day + dt.timedelta(days=7 - day.weekday())   # weeks start on Monday (ISO 8601)
     months = {"month": 1, "quarter": 3, "year": 12}[grain]
-    first = (day.month - 1) // months * months + 1 if grain != "year" else 1
-    m = first + months
+    m = (day.month - 1) // months * months + 1 + months   # the first month of the next part
     return dt.date(day.year + (m - 1) // 12, (m - 1) % 12 + 1, 1)
 
 
 def _label(start: dt.date, end: dt.date, grain: str) -> str:
-    last = end - dt.timedelta(days=1)
-    whole = _next_start(start, grain) == end and (grain in ("day",) or start == _grain_start(start, grain))
     if grain == "day":
         return start.isoformat()
+    whole = _next_start(start, grain) == end and start == _grain_start(start, grain)
     if whole and grain == "month":
         return f"{start:%B %Y}"
     if whole and grain == "quarter":
         return f"Q{(start.month - 1) // 3 + 1} {start.year}"
     if whole and grain == "year":
         return str(start.year)
-    return f"{start.isoformat()} to {last.isoformat()}"
+    return f"{start.isoformat()} to {(end - dt.timedelta(days=1)).isoformat()}"
 
 
 def _grain_start(day: dt.date, grain: str) -> dt.date:
