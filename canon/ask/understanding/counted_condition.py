@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from canon.ask.understanding.coverage import _MEASURES_OF_ROWS, _is_boundary, _uses, _words, text_words
+from canon.ask.understanding.coverage import _MEASURES_OF_ROWS, _is_boundary, _uses, _words, is_participle, text_words
 from canon.ask.understanding.measure_shape import _sides
 
 # Participles that say how a measure is made or reported, not which things it counts.
@@ -40,12 +40,6 @@ _MEASURE_HEADS = frozenset({"rate", "ratio", "percentage", "proportion", "metric
 _CLAUSES = re.compile(r"\s[-–—]+\s|[;:?!.]\s")
 # Where the counted things end: a clause's punctuation.
 _CLAUSE_END = frozenset({",", ";", ".", "?", "!", ":", "(", ")"})
-
-
-def _is_participle(w: str) -> bool:
-    """A regular past participle ("reopened", "demoted"): "-ed" after at least three letters, not
-    "-eed" ("speed", "exceed")."""
-    return len(w) >= 5 and w.endswith("ed") and not w.endswith("eed")
 
 
 @lru_cache(maxsize=256)
@@ -88,7 +82,7 @@ def _conditions(question: str) -> tuple[str, ...]:
     toks = _words(question)
     out = []
     for w in part:
-        if not _is_participle(w) or _is_boundary(w) or w in _MAKING:
+        if not is_participle(w) or _is_boundary(w) or w in _MAKING:
             continue
         # The word after it is read in the whole question: a ratio's numerator may end at it
         # ("parcels handed <over> to the customer" is no ratio's "over").

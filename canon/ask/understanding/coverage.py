@@ -131,6 +131,12 @@ def _same(t: str, v: str) -> bool:
 
 
 @lru_cache(maxsize=1 << 12)
+def is_participle(w: str) -> bool:
+    """A regular past participle ("reopened", "demoted"): "-ed" after at least three letters, not
+    "-eed" ("speed", "exceed")."""
+    return len(w) >= 5 and w.endswith("ed") and not w.endswith("eed")
+
+
 def _is_boundary(w: str) -> bool:
     return w in BOUNDARY or w.rstrip("s") in BOUNDARY or not w.isalnum() or any(c.isdigit() for c in w)
 
@@ -449,7 +455,9 @@ def renames(question: str, names: Iterable[str]) -> bool:
     another unit is another object, though the definition may use every word of the question.
     A name headed by a measure noun ("return-to-sender rate", "first response time") measures
     units the question may name in that place ("return-to-sender <parcels>", "the first response
-    <clock>"): those the definition itself defines."""
+    <clock>"): those the definition itself defines. A past participle in the head's place is a
+    clause about the things named ("claims <closed> with payment", "tickets <opened> before month
+    end"), not another head."""
     toks = _words(question)
     for name in names:
         nw = _words(name)
@@ -463,7 +471,7 @@ def renames(question: str, names: Iterable[str]) -> bool:
             # ("trailer <parked> overnight" is a verb, not another trailer measure).
             heads = i + k + 1 == len(toks) or _is_boundary(toks[i + k + 1])
             if heads and all(_same(toks[i + j], nw[j]) for j in range(k)) and not _is_boundary(nxt) \
-                    and not any(_same(nxt, w) for w in known):
+                    and not is_participle(nxt) and not any(_same(nxt, w) for w in known):
                 return True
     return False
 

@@ -58,6 +58,11 @@ DEFINITION_WORDS = ("definition", "definitions", "defined", "define", "in force"
 # metric, not the state of its data; any other freshness word or shape still asks for freshness
 # ("is the data behind the on-time definition stale", "when was it last loaded").
 FRESHNESS_MODIFIERS = ("loaded", "late", "lag")
+# Verbs asking how a measure is taken: beside them a freshness modifier says which things it
+# counts ("is it measured from … or from <late> reporting?", "are tickets acknowledged <late>
+# counted in …?"), as beside a word asking for the definition. Not "count" or "measure", which
+# are also nouns of the data ("is the ticket count late today?").
+METHOD_WORDS = ("measured", "calculated", "computed", "counted", "calculate", "compute")
 
 
 @dataclass
@@ -266,7 +271,9 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
     asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS)
     if "value" in found and asks_definition:
         found.discard("value")
-    if "freshness" in found and (asks_definition or _modifiers_before_nouns(q) or _LOADED_FROM.search(q)) and not any(
+    modifiers_describe = asks_definition or any(f" {w} " in q for w in METHOD_WORDS) or _modifiers_before_nouns(
+        q) or _LOADED_FROM.search(q)
+    if "freshness" in found and modifiers_describe and not any(
             f" {w} " in q for w in INTENT_WORDS["freshness"] if w not in FRESHNESS_MODIFIERS) and not any(
             p.search(q) for p in INTENT_PATTERNS["freshness"]):
         found.discard("freshness")

@@ -19,7 +19,7 @@ import datetime as dt
 import re
 from typing import Iterable
 
-from canon.ask.understanding.coverage import excluded_words, name_end, question_words
+from canon.ask.understanding.coverage import excluded_words, is_participle, name_end, question_words
 from canon.ask.understanding.match import singular
 
 # The grains a value may be asked per, with the largest number of parts one question may ask
@@ -71,7 +71,7 @@ def _noun_words(toks: list[str], k: int, limit: int = 3) -> list[str]:
         t = toks[k]
         nxt = toks[k + 1] if k + 1 < len(toks) else "."
         if not t[0].isalnum() or t in _ENDS or _is_period_word(t) or (
-                len(t) > 4 and t.endswith("ed") and (not nxt[0].isalnum() or nxt in _ENDS)):
+                is_participle(t) and (not nxt[0].isalnum() or nxt in _ENDS)):
             break   # "… per outage <defined>?": a participle closing the question ends the phrase
         out.append(t)
         k += 1
