@@ -1471,6 +1471,8 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return False
     if continues_otherwise(question, cov.phrase, _visible_names(ctx, d.object_id, role)):
         return False   # "mean time to <failure>": the shared start of two names names neither
+    if renames(question, _visible_names(ctx, d.object_id, role)):
+        return False   # "block time <variance>" of block time adherence: another noun in the head's place
     if _other_aggregate_beside(ctx, d.object_id, question, cov, role):
         return False   # "the <mean> pothole repair time" beside a median, as in `_pick_concept`
     if _unstated_modifiers(ctx, d.object_id, question, role):

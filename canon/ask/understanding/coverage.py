@@ -85,7 +85,10 @@ MEASURE_NOUNS = {"rate", "rates", "ratio", "time", "duration", "score", "share",
                  # A value set for a measure is another object than its definition: "the handle
                  # time <target>", "the headcount <budget>" ask for what a plan or a memo sets.
                  *(w + s for w in ("target", "goal", "budget", "forecast", "threshold", "quota", "benchmark",
-                                   "baseline") for s in ("", "s"))}
+                                   "baseline") for s in ("", "s")),
+                 # So is its spread, or its gap to a plan: "the headcount <variance>", "the first
+                 # response time <deviation>".
+                 "variance", "variances", "deviation", "deviations"}
 # Words naming an aggregate, by the aggregate they name (canon/ask/understanding/measure_shape.py).
 AGGREGATES = {
     "mean": ("mean", "average", "averaged", "avg"),
