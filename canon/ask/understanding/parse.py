@@ -63,6 +63,10 @@ FRESHNESS_MODIFIERS = ("loaded", "late", "lag")
 # counted in …?"), as beside a word asking for the definition. Not "count" or "measure", which
 # are also nouns of the data ("is the ticket count late today?").
 METHOD_WORDS = ("measured", "calculated", "computed", "counted", "calculate", "compute")
+# Words asking what a definition takes in ("how many minutes late can a flight be and still
+# <count as> on time?", "what is <considered> a late delivery?"): a question about its criteria,
+# never about a value or the data's state, whatever value word stands beside them.
+CRITERIA_WORDS = ("count as", "counts as", "considered", "qualify as", "qualifies as")
 
 
 @dataclass
@@ -268,7 +272,7 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
             found.add(intent)
     # "What was the X definition in force on …" asks for a definition: a value word beside a
     # word naming the definition asks for no number.
-    asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS)
+    asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS + CRITERIA_WORDS)
     if "value" in found and asks_definition:
         found.discard("value")
     modifiers_describe = asks_definition or any(f" {w} " in q for w in METHOD_WORDS) or _modifiers_before_nouns(
