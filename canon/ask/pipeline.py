@@ -39,6 +39,7 @@ from canon.ask.understanding.coverage import (
     AGGREGATES,
     BOUNDARY,
     MEASURE_NOUNS,
+    aggregate_beside_name_words,
     asking_part,
     continues_otherwise,
     coverage,
@@ -100,6 +101,7 @@ from canon.ask.understanding.parse import (
 from canon.ask.understanding.qualifiers import (
     MAX_PARTS,
     breakdown,
+    divides_per,
     left_out_after,
     left_out_stated,
     ratio_after,
@@ -804,10 +806,11 @@ def _measured_model(intent: str, kinds: set[str], question: str, cov) -> bool:
     """"The share of playback sessions that …" asks for a measure of a model's rows, a metric,
     not the model its words name (its grain, columns or lineage would be asked for by those
     words), nor does "the share of accounts created in a signup cohort week that …" (the words
-    inside what a share takes, `counts_within`). `kinds` are the object's, `cov` its coverage of
+    inside what a share takes, `counts_within`), nor a ratio ("how do we measure carrier charges
+    <per parcel> delivered?", `divides_per`). `kinds` are the object's, `cov` its coverage of
     the question."""
     return intent == "definition" and kinds == {"model_schema"} and (
-        bool(measure_of(question, cov.phrase)) or counts_within(question, cov.phrase))
+        bool(measure_of(question, cov.phrase)) or counts_within(question, cov.phrase) or divides_per(question))
 
 
 def _whole(m: ObjectMatch, question: str) -> bool:
@@ -972,8 +975,10 @@ def _described_by(ctx, object_id: str, question: str, role: str) -> str | None:
     modifiers the definition never states (`unstated_measure`). None otherwise."""
     if renames(question, ctx.catalog[object_id].names):
         return None
-    if ctx.catalog[object_id].kinds == {"model_schema"} and aggregates(question):
-        return None   # "the delivery attempt count per parcel": a measure, which no model's rows are
+    if ctx.catalog[object_id].kinds == {"model_schema"} and (aggregates(question) or divides_per(question)):
+        # "the delivery attempt count per parcel", "block hours flown per aircraft day": a measure,
+        # which no model's rows are
+        return None
     definitions = _definitions(ctx, object_id, role)
     text = _description_text(ctx, object_id, role, question, definitions)
     if not describes(question, text) or unstated_measure(question, text) or other_aggregate(question, text):
@@ -989,18 +994,26 @@ def _described(ctx, object_id: str, question: str, role: str) -> bool:
     return _described_by(ctx, object_id, question, role) is not None
 
 
-def _unnamed(cov) -> bool:
+def _unnamed(ctx, object_id: str, cov, role: str) -> bool:
     """The question names no object phrase the object's names cover by more than one word: none
-    at all, or one word of a longer name ("… credit grants in USD …" beside total goodwill
-    credits), which names nothing by itself (`_names_in_discovery`) and may be a description's."""
-    return cov.covered and len(cov.phrase) <= 1
+    at all, one word of a longer name ("… credit grants in USD …" beside total goodwill
+    credits), which names nothing by itself (`_names_in_discovery`) and may be a description's,
+    or part of a name beside an aggregate no name holds ("the <average block hours> flown per
+    aircraft per day" of block hour utilization, whose definition is that average). Words of two
+    names ("stock cycle time" of "dock to stock time" and "receiving cycle time") or a domain
+    word beside a name's ("claim rate") are not a description: they make up a name."""
+    if not cov.covered:
+        return False
+    names = _visible_names(ctx, object_id, role)
+    return len(cov.phrase) <= 1 or (not words_in_one_name(cov.phrase, names)
+                                    and aggregate_beside_name_words(cov.phrase, names))
 
 
 def _description_fit(ctx, d: Document, question: str, role: str) -> int | None:
     """How many of the question's content words `d`'s object uses, when the question describes
     it without naming it (its names cover no object phrase of the question); else None."""
     cov = _coverage(ctx, d.object_id, question, role)
-    text = _described_by(ctx, d.object_id, question, role) if _unnamed(cov) else None
+    text = _described_by(ctx, d.object_id, question, role) if _unnamed(ctx, d.object_id, cov, role) else None
     return None if text is None else description_support(question, text)[0]
 
 
@@ -1052,7 +1065,7 @@ def _clearly_described(ctx, top: Document, governed: list[Document], covs: dict,
     top_used, n = description_support(question, _description_text(ctx, top.object_id, role, question))
     found = []
     for d in governed:
-        if d is top or d.kind != top.kind or not _unnamed(covs[d.object_id]):
+        if d is top or d.kind != top.kind or not _unnamed(ctx, d.object_id, covs[d.object_id], role):
             continue
         text = _described_by(ctx, d.object_id, question, role)
         used = None if text is None else description_support(question, text)[0]
@@ -1574,10 +1587,11 @@ def _described_in_discovery(ctx, p: ParsedQuestion, role: str, governed: list[Do
     top = next((d for d in governed if not _measured_model(p.intent, {d.kind}, p.text, covs[d.object_id])),
                governed[0])
     cov = covs[top.object_id]
-    if _unnamed(cov) and _described(ctx, top.object_id, described_as, role):
+    unnamed = _unnamed(ctx, top.object_id, cov, role)
+    if unnamed and _described(ctx, top.object_id, described_as, role):
         others = [d for d in governed if d is not top]
         return _best_described(ctx, top, others, described_as, role, p.intent, p.named_sources)
-    if _unnamed(cov):
+    if unnamed:
         # Retrieval may rank a neighbour first that the question does not describe, and the
         # described object just below it ("the share of shipments sent back to the merchant
         # because every delivery attempt failed" beside the on-time delivery rate): a candidate
@@ -1589,7 +1603,7 @@ def _described_in_discovery(ctx, p: ParsedQuestion, role: str, governed: list[Do
         # "the share of employees on payroll …" of its rows) yields to a metric below it that the
         # question does describe, as in `_best_described`, unless it asks about a model.
         if top.kind == "model_schema" and p.intent != "model":
-            metrics = [d for d in governed if d.kind == "metric_definition" and _unnamed(covs[d.object_id])
+            metrics = [d for d in governed if d.kind == "metric_definition" and _unnamed(ctx, d.object_id, covs[d.object_id], role)
                        and _described(ctx, d.object_id, described_as, role)]
             if metrics:
                 return _best_described(ctx, metrics[0], metrics[1:], described_as, role, p.intent, p.named_sources)

@@ -100,7 +100,8 @@ AGGREGATES = {
     "percentile": ("percentile",),
 }
 # What a question can take of a model's rows ("the share of …", "the total of …").
-_MEASURES_OF_ROWS = MEASURE_NOUNS | {w for words in AGGREGATES.values() for w in words}
+_AGGREGATE_WORDS = frozenset(w for words in AGGREGATES.values() for w in words)
+_MEASURES_OF_ROWS = MEASURE_NOUNS | _AGGREGATE_WORDS
 # Nouns a question names an object through ("the X definition", "the X metric").
 _SLOT_NOUNS = ("definition", "definitions", "metric", "metrics", "kpi")
 
@@ -319,11 +320,26 @@ def words_in_one_name(phrase: Iterable[str], names: Iterable[str]) -> bool:
     """One of `names` holds every content word of the object phrase, in any order and with
     other words between ("first time" of "first response time"): the phrase does not take its
     words from two names ("claims closed" of "claim cycle time" and "days to close")."""
-    core = [w for w in phrase if w not in _STOP and not _is_boundary(w)]
+    core = _content(phrase)
     if len(core) < 2:
         return True
-    return any(all(any(_same(w, v) or _same(singular(w), singular(v)) for v in n.split()) for w in core)
-               for n in names)
+    return any(all(_in_name(w, n) for w in core) for n in names)
+
+
+def aggregate_beside_name_words(phrase: Iterable[str], names: Iterable[str]) -> bool:
+    """The object phrase's words that none of `names` holds are aggregate words ("<average>" of
+    "the average block hours" beside block hour utilization): a measure described by the
+    aggregate its definition takes, not a name. A domain word ("<claim> rate") is no aggregate."""
+    extra = [w for w in _content(phrase) if not any(_in_name(w, n) for n in names)]
+    return bool(extra) and all(w in _AGGREGATE_WORDS for w in extra)
+
+
+def _content(phrase: Iterable[str]) -> list[str]:
+    return [w for w in phrase if w not in _STOP and not _is_boundary(w)]
+
+
+def _in_name(w: str, name: str) -> bool:
+    return any(_same(w, v) or _same(singular(w), singular(v)) for v in name.split())
 
 
 def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = frozenset()) -> Coverage:

@@ -86,13 +86,30 @@ def ratio_after(question: str, names: Iterable[str]) -> list[str]:
     end = name_end(tuple(toks), names)
     if end is None or end >= len(toks) or toks[end] != "per":
         return []
-    k = end + 1
+    return _divisor(toks, end + 1)
+
+
+def _divisor(toks: list[str], k: int) -> list[str]:
+    """The noun words after "per" at `toks[k]` ("per <1,000> orders" gives ["orders"]); empty
+    when they are a time unit or grain, a share or a revision (`_NOT_A_DIMENSION`)."""
     while k < len(toks) and (toks[k] in ("each", "every", "a", "an", "one", "single", ",") or toks[k].isdigit()):
         k += 1   # "per 1,000 orders"
     words = _noun_words(toks, k)
     if not words or words[0] in _NOT_A_DIMENSION:
         return []
     return words
+
+
+# Nouns of a model's rows before "per" ("one <row> per aircraft per day"): its grain, no ratio.
+_ROW_NOUNS = frozenset({"row", "rows", "record", "records", "line", "lines", "entry", "entries"})
+
+
+def divides_per(question: str) -> bool:
+    """The question asks for a ratio: "per" and a noun that is no time unit ("block hours flown
+    <per aircraft> day"), not after a model's row noun ("one row per aircraft")."""
+    toks = _tokens(question)
+    return any(t == "per" and not (k and toks[k - 1] in _ROW_NOUNS) and _divisor(toks, k + 1)
+               for k, t in enumerate(toks))
 
 
 # Words of a definition that divide or average by what follows them ("the mean … <per> solved
