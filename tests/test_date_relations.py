@@ -5,7 +5,8 @@ confident wrong-version answer. Ranges ("between 2026-03-15 and 2026-04-15", "Ju
 first date or their last month, and a value question over one was calculated for a day or a
 month only. "Before v2", "the definition v2 replaced", "after version 1" selected the version
 named instead of its neighbour. "Last month" with `--as-of` was read as the as-of day instead of
-the month before it. (canon/ask/understanding/temporal.py `read_time`, `find_range`,
+the month before it, and "the end of last quarter" or "the first day of this year" as the whole
+period instead of its edge, a day. (canon/ask/understanding/temporal.py `read_time`, `find_range`,
 `find_relation`; canon/ask/revisions.py `pick`.)
 
 An insurance domain no gold set uses, through the real pipeline: the contract gate, a LanceDB
@@ -112,6 +113,24 @@ def test_there_is_no_revision_before_the_first(ctx):
 def test_a_relative_period_counts_from_as_of(ctx, question, as_of, doc_id):
     resp = ask(ctx, question, "analyst", as_of=as_of)
     assert resp.action == "answer" and primary(resp) == doc_id, (question, resp.action, resp.reason, primary(resp))
+
+
+@pytest.mark.parametrize("question, doc_id", [
+    ("claim settlement rate definition at the start of this year", V1),
+    ("which claim settlement rate definition applied on the first day of this year?", V1),
+    ("claim settlement rate definition at the end of this year", V2),
+    ("which claim settlement rate definition applied on the last day of this year?", V2),
+    ("which claim settlement rate definition was in force at the end of last year?", V1),
+])
+def test_the_edge_of_a_relative_period_is_a_day(ctx, question, doc_id):
+    # "This year" spans the change on 2026-04-01 (asked back, below); its first and last days do not.
+    resp = ask(ctx, question, "analyst", as_of=dt.date(2026, 8, 15))
+    assert resp.action == "answer" and primary(resp) == doc_id, (question, resp.action, resp.reason, primary(resp))
+
+
+def test_a_relative_period_across_the_change_is_asked_back(ctx):
+    resp = ask(ctx, "claim settlement rate definition this year", "analyst", as_of=dt.date(2026, 8, 15))
+    assert resp.action == "clarify" and resp.reason == "period_spans_change", (resp.action, resp.reason)
 
 
 @pytest.mark.parametrize("text, period", [

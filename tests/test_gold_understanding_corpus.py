@@ -85,9 +85,11 @@ def _parts(case) -> tuple[str, str, str]:
 
 def _day(case) -> dt.date | None:
     """The reporting date the case means: as_of, the day before it for 'yesterday', the day
-    counted back from it for 'N weeks ago', else a full date written in the question (ISO, in
-    words or numeric)."""
+    counted back from it for 'N weeks ago', the day an edge of a relative period is (its gold
+    answer states it), else a full date written in the question (ISO, in words or numeric)."""
     _, cls, _ = _parts(case)
+    if cls == "relative_period_edge":   # "the end of last quarter": its gold answer states the day
+        return dt.date.fromisoformat(re.search(r"\bis (\d{4}-\d{2}-\d{2})", case["gold_answer"])[1])
     if case["as_of"] is not None:
         day = dt.date.fromisoformat(case["as_of"])
         if cls == "days_ago":   # "two weeks ago": counted back from the clock

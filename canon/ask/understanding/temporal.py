@@ -139,6 +139,20 @@ def relative_period(stripped: str, clock: dt.date) -> tuple[Period, str] | None:
     m = _RELATIVE_PERIOD.search(stripped)
     if not m:
         return None
+    return _relative(m, clock)
+
+
+def relative_edge(stripped: str, clock: dt.date) -> tuple[dt.date, str] | None:
+    """The edge of a relative period, a day: "the end of last quarter", "the last day of last
+    month", "the start of this year" (`_edge`); None when the period is read whole."""
+    m = _RELATIVE_PERIOD.search(stripped)
+    if not m:
+        return None
+    period, label = _relative(m, clock)
+    return _edge(stripped, m.start(), m.end(), period, label)
+
+
+def _relative(m: re.Match, clock: dt.date) -> tuple[Period, str]:
     step = {"this": 0, "last": -1, "previous": -1, "next": 1}[m[1]]
     if m[2] == "week":   # the ISO week, Monday to Sunday
         start = clock - dt.timedelta(days=clock.weekday()) + dt.timedelta(weeks=step)
@@ -184,8 +198,8 @@ _PERIODS = [
      lambda m: (int(m[1]),)),
 ]
 # The edge of a period is a day: "end of June 2026", "end-June 2026", "the June 2026 close".
-_END_BEFORE = re.compile(r"\b(?:end|close)(?:\s+of|-)\s*(?:the\s+)?$", re.I)
-_START_BEFORE = re.compile(r"\b(?:start|beginning|begin)(?:\s+of|-)\s*(?:the\s+)?$", re.I)
+_END_BEFORE = re.compile(r"\b(?:(?:end|close)(?:\s+of|-)|(?:last|final)\s+day\s+of)\s*(?:the\s+)?$", re.I)
+_START_BEFORE = re.compile(r"\b(?:(?:start|beginning|begin)(?:\s+of|-)|first\s+day\s+of)\s*(?:the\s+)?$", re.I)
 _END_AFTER = re.compile(r"^\s*(?:month[- ]end\b|quarter[- ]end\b|year[- ]end\b|close\b|closing\b|end\b)", re.I)
 
 
@@ -230,17 +244,26 @@ def find_period(text: str, *, source: str = "question") -> tuple[Period | None, 
     except (ValueError, OverflowError):
         raise CanonInputError(source, f"{m[0]!r} is outside the dates Canon can report on "
                                       "(years 1 to 9999, a whole period)") from None
-    before, after = text[max(0, m.start() - 20):m.start()], text[m.end():m.end() + 12]
     relation = relation_before(text, m.start())
     if relation == "before":
         return None, f"before {label}", period[0] - dt.timedelta(days=1)
     if relation == "after":
         return None, f"after {label}", period[1]
-    if _END_BEFORE.search(before) or _END_AFTER.search(after):
-        return None, f"the end of {label}", period[1] - dt.timedelta(days=1)
-    if _START_BEFORE.search(before):
-        return None, f"the start of {label}", period[0]
+    edge = _edge(text, m.start(), m.end(), period, label)
+    if edge is not None:
+        return None, edge[1], edge[0]
     return period, label, None
+
+
+def _edge(text: str, start: int, end: int, period: Period, label: str) -> tuple[dt.date, str] | None:
+    """The day at the edge of the period `text[start:end]` names: its last day after "end of",
+    "last day of" or before "close" / "month-end", its first after "start of" / "first day of"."""
+    before, after = text[max(0, start - 20):start], text[end:end + 12]
+    if _END_BEFORE.search(before) or _END_AFTER.search(after):
+        return period[1] - dt.timedelta(days=1), f"the end of {label}"
+    if _START_BEFORE.search(before):
+        return period[0], f"the start of {label}"
+    return None
 
 
 # Periods named one after the other, the year written once at the end: "June and July 2026",
@@ -567,7 +590,11 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
     if back is not None:
         return TimeRefs(day=back, relative_day=True)
     if day is None:
-        # "Last month", "this quarter" count from the clock, which `as_of` is when given.
+        # "Last month", "this quarter" count from the clock, which `as_of` is when given; "the end
+        # of last quarter" is a day.
+        edge = relative_edge(stripped, clock)
+        if edge is not None:
+            return TimeRefs(day=edge[0], period_label=edge[1])
         rel = relative_period(stripped, clock)
         if rel is not None and as_of is not None:
             return TimeRefs(period=rel[0], period_label=rel[1])
