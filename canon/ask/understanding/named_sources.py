@@ -171,6 +171,17 @@ def _opens_sentence(toks, start: int) -> bool:
     return start == 0 or toks[start - 1][0] in _SENTENCE_END
 
 
+def _opens_clause(toks, start: int) -> bool:
+    """The phrase opens a sentence, or a clause reported after a verb of saying or perceiving
+    ("my predecessor said <the old wiki counts …>", "someone told me <the runbook puts …>")."""
+    if _opens_sentence(toks, start):
+        return True
+    prev = toks[start - 1][0]
+    if prev in ATTRIBUTION_VERBS or prev in _PERCEIVED:
+        return True
+    return prev in ("me", "us") and start >= 2 and toks[start - 2][0] in ATTRIBUTION_VERBS
+
+
 def _finite_verb(word: str) -> bool:
     """A present or past verb after a sentence's subject ("the proposal measures it…"):
     a document that opens a sentence and does something states a claim."""
@@ -200,11 +211,18 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         # "a chat thread that said <claim>": a relative clause attributes as the verb alone does
         if end + 1 < len(toks) and toks[end][0] in ("that", "which") and toks[end + 1][0] in ATTRIBUTION_VERBS:
             end += 1
-        verb = toks[end][0] if end < len(toks) else ""
         compared = bool(before) and before[-1] in ("like", "as")
         # "per the wiki, …" (a determiner: "cost per page" names no source); "based on the wiki, …"
         according = (before[-2:] in (["according", "to"], ["based", "on"], ["going", "by"])
                      or (before[-1:] == ["per"] and toks[start][0] in _DETERMINERS))
+        # "the old HR wiki, which counts <claim>": a clause set off by a comma says what it states
+        # (without the comma, "the runbook that covers X" only says which runbook). After
+        # "according to X," the user's own question may open with "which" ("which sources …").
+        described = not (compared or according) and end + 2 < len(toks) and toks[end][0] == "," \
+            and toks[end + 1][0] == "which" and _finite_verb(toks[end + 2][0])
+        if described:
+            end += 2
+        verb = toks[end][0] if end < len(toks) else ""
         # "I read in the chat thread that <claim>", "I saw on the help site that <claim>"
         perceived = len(before) == 2 and before[-1] in ("in", "on") and before[-2] in _PERCEIVED
 
@@ -212,8 +230,8 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         after = toks[end + 1][0] if end + 1 < len(toks) else ""
         judged = (before[-1:] and before[-1] in _COPULAS and verb in JUDGEMENTS) or (
             verb in _COPULAS and after in JUDGEMENTS)
-        attributed = verb in ATTRIBUTION_VERBS or judged or (compared and verb in _AUXILIARIES) or (
-            _opens_sentence(toks, start) and _finite_verb(verb))
+        attributed = verb in ATTRIBUTION_VERBS or judged or described or (compared and verb in _AUXILIARIES) or (
+            _opens_clause(toks, start) and _finite_verb(verb))
         if not (attributed or according or perceived):
             i = end
             continue
@@ -236,7 +254,8 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         else:
             # "X says <claim>": the claim runs to the end of the sentence.
             clause = (start, _sentence_end(toks, end, commas=False))
-        words = [t[0] for t in toks[start:end] if t[0] not in _DETERMINERS and t[0] not in _LINKING]
+        words = [t[0] for t in toks[start:end - 2 if described else end]
+                 if t[0] not in _DETERMINERS and t[0] not in _LINKING]
         # The compound's last document noun heads it ("chat <thread>", "help centre <article>").
         noun = next(toks[j][0] for j in range(min(end, len(toks)) - 1, i - 1, -1) if toks[j][0] in DOC_NOUNS)
         mods = [w for w in words if w in _STATUS_OF_WORD]
