@@ -134,13 +134,13 @@ def _same(t: str, v: str) -> bool:
                                 and not prefixed(t, v))
 
 
-@lru_cache(maxsize=1 << 12)
 def is_participle(w: str) -> bool:
     """A regular past participle ("reopened", "demoted"): "-ed" after at least three letters, not
     "-eed" ("speed", "exceed")."""
     return len(w) >= 5 and w.endswith("ed") and not w.endswith("eed")
 
 
+@lru_cache(maxsize=1 << 12)
 def _is_boundary(w: str) -> bool:
     return w in BOUNDARY or w.rstrip("s") in BOUNDARY or not w.isalnum() or any(c.isdigit() for c in w)
 

@@ -218,6 +218,7 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         # "the old HR wiki, which counts <claim>": a clause set off by a comma says what it states
         # (without the comma, "the runbook that covers X" only says which runbook). After
         # "according to X," the user's own question may open with "which" ("which sources …").
+        phrase_end = end
         described = not (compared or according) and end + 2 < len(toks) and toks[end][0] == "," \
             and toks[end + 1][0] == "which" and _finite_verb(toks[end + 2][0])
         if described:
@@ -254,8 +255,7 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         else:
             # "X says <claim>": the claim runs to the end of the sentence.
             clause = (start, _sentence_end(toks, end, commas=False))
-        words = [t[0] for t in toks[start:end - 2 if described else end]
-                 if t[0] not in _DETERMINERS and t[0] not in _LINKING]
+        words = [t[0] for t in toks[start:phrase_end] if t[0] not in _DETERMINERS and t[0] not in _LINKING]
         # The compound's last document noun heads it ("chat <thread>", "help centre <article>").
         noun = next(toks[j][0] for j in range(min(end, len(toks)) - 1, i - 1, -1) if toks[j][0] in DOC_NOUNS)
         mods = [w for w in words if w in _STATUS_OF_WORD]

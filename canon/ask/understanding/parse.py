@@ -275,8 +275,8 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
     asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS + CRITERIA_WORDS)
     if "value" in found and asks_definition:
         found.discard("value")
-    modifiers_describe = asks_definition or any(f" {w} " in q for w in METHOD_WORDS) or _modifiers_before_nouns(
-        q) or _LOADED_FROM.search(q)
+    modifiers_describe = (asks_definition or any(f" {w} " in q for w in METHOD_WORDS)
+                          or _modifiers_before_nouns(q) or _LOADED_FROM.search(q))
     if "freshness" in found and modifiers_describe and not any(
             f" {w} " in q for w in INTENT_WORDS["freshness"] if w not in FRESHNESS_MODIFIERS) and not any(
             p.search(q) for p in INTENT_PATTERNS["freshness"]):

@@ -591,8 +591,8 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
         return TimeRefs(day=back, relative_day=True)
     if day is None:
         # "Last month", "this quarter" count from the clock, which `as_of` is when given; "the end
-        # of last quarter" is a day.
-        edge = relative_edge(stripped, clock)
+        # of last quarter" is a day (a date or period named outright wins, as above).
+        edge = relative_edge(stripped, clock) if not explicit else None
         if edge is not None:
             return TimeRefs(day=edge[0], period_label=edge[1])
         rel = relative_period(stripped, clock)
