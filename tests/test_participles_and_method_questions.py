@@ -10,6 +10,9 @@
   minutes late can a flight be and still count as on time?", "what is considered late?") says
   which things the metric counts, not that data is late: it was answered with a freshness
   calculation, and "how many" made the last a value question.
+- "What's the metric for how many support tickets … are still unresolved?" asks which metric
+  a description is: "how many" and "late" inside the description ask for no value and no
+  freshness (`parse._WHICH_METRIC`).
 
 An IT service-desk domain no gold set uses, through the real pipeline: the contract gate, a
 LanceDB index (HashingEmbedder), ask."""
@@ -98,3 +101,24 @@ def test_freshness_is_the_state_of_data_not_a_measured_modifier(question, freshn
 ])
 def test_a_question_about_what_counts_asks_no_value(question, value):
     assert ("value" in detect_intents(question)) is value, question
+
+
+@pytest.mark.parametrize("question, doc_id", [
+    ("what's the metric for how many support tickets opened before the end of the month are still unresolved?",
+     BACKLOG),
+    ("Which metric tells how many resolved tickets the requester reopens within 14 days?", REOPEN),
+    ("which KPI measures how many minutes pass from ticket creation to the first agent acknowledgement, when the "
+     "rota is late?", MTTA),
+])
+def test_asking_which_metric_a_description_is_asks_no_value(ctx, question, doc_id):
+    resp = ask(ctx, question, "analyst")
+    assert resp.action == "answer" and resp.evidence[0].doc_id == doc_id, (
+        question, resp.action, resp.reason, [e.doc_id for e in resp.evidence])
+
+
+@pytest.mark.parametrize("question, intents", [
+    ("What was the metric value for July 2026?", {"value"}),
+    ("Which metric is stale?", {"freshness"}),
+])
+def test_a_value_or_the_state_of_data_is_still_asked(question, intents):
+    assert detect_intents(question) == intents, question

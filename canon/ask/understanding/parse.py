@@ -67,6 +67,10 @@ METHOD_WORDS = ("measured", "calculated", "computed", "counted", "calculate", "c
 # <count as> on time?", "what is <considered> a late delivery?"): a question about its criteria,
 # never about a value or the data's state, whatever value word stands beside them.
 CRITERIA_WORDS = ("count as", "counts as", "considered", "qualify as", "qualifies as")
+# "What's the metric for how many of our flights land on schedule?", "which KPI tells how many
+# parcels arrive late?": the question asks which metric a description is, so the value and
+# freshness words inside the description ask for neither ("the metric value for July" does).
+_WHICH_METRIC = re.compile(r" (?:which|what) (?:s |is |are )?(?:the )?(?:metric|metrics|kpi|kpis|measure) (?!values? )")
 
 
 @dataclass
@@ -272,7 +276,7 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
             found.add(intent)
     # "What was the X definition in force on …" asks for a definition: a value word beside a
     # word naming the definition asks for no number.
-    asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS + CRITERIA_WORDS)
+    asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS + CRITERIA_WORDS) or bool(_WHICH_METRIC.search(q))
     if "value" in found and asks_definition:
         found.discard("value")
     modifiers_describe = (asks_definition or any(f" {w} " in q for w in METHOD_WORDS)
