@@ -20,7 +20,7 @@ import pytest
 from corpus_context import governed_doc, module_context
 
 from canon.ask.pipeline import ask
-from canon.ask.understanding.temporal import find_range, read_time
+from canon.ask.understanding.temporal import find_period, find_range, read_time
 from canon.core.dates import find_date
 
 V1, V2 = "metric.claim_settlement_rate.v1", "metric.claim_settlement_rate.v2"
@@ -126,6 +126,17 @@ def test_the_edge_of_a_relative_period_is_a_day(ctx, question, doc_id):
     # "This year" spans the change on 2026-04-01 (asked back, below); its first and last days do not.
     resp = ask(ctx, question, "analyst", as_of=dt.date(2026, 8, 15))
     assert resp.action == "answer" and primary(resp) == doc_id, (question, resp.action, resp.reason, primary(resp))
+
+
+@pytest.mark.parametrize("text, day", [
+    ("on the last day of Q2 2026", "2026-06-30"),
+    ("the final day of 2026-03", "2026-03-31"),
+    ("the first day of July 2026", "2026-07-01"),
+    ("at the end of June 2026", "2026-06-30"),
+])
+def test_the_first_or_last_day_of_a_named_period_is_a_day(text, day):
+    period, _, edge = find_period(text)
+    assert period is None and edge is not None and edge.isoformat() == day, (text, period, edge)
 
 
 def test_a_relative_period_across_the_change_is_asked_back(ctx):
