@@ -1482,9 +1482,10 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return True   # "how were <readmissions> counted": the readmission rate named without its head noun
     if not (cov.covered and cov.phrase) or _asks_another_measure(ctx, d.object_id, question):
         return False
-    if continues_otherwise(question, cov.phrase, _visible_names(ctx, d.object_id, role)):
+    names = _visible_names(ctx, d.object_id, role)
+    if continues_otherwise(question, cov.phrase, names):
         return False   # "mean time to <failure>": the shared start of two names names neither
-    if renames(question, _visible_names(ctx, d.object_id, role)):
+    if renames(question, names):
         return False   # "block time <variance>" of block time adherence: another noun in the head's place
     if _other_aggregate_beside(ctx, d.object_id, question, cov, role):
         return False   # "the <mean> pothole repair time" beside a median, as in `_pick_concept`
@@ -1505,7 +1506,7 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     if not _phrase_in_one_name(ctx, d.object_id, cov, role, question):
         return False   # "rework rate" of "rework scrap rate": another measure, not a name of it
     entry = ctx.catalog[d.object_id]
-    if not words_in_one_name(cov.phrase, _visible_names(ctx, d.object_id, role)):
+    if not words_in_one_name(cov.phrase, names):
         # "claims closed" of "claim cycle time" and its stated "days to close": words of two names
         # name nothing, however long the question; what it describes is judged as a description.
         return False

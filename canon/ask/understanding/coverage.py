@@ -311,7 +311,7 @@ def phrase_in_one_name(phrase: Iterable[str], names: Iterable[str], extra_words:
         nw = [w for w in n.split() if w not in _STOP and not _is_boundary(w)]
         short, long = (core, nw) if len(core) <= len(nw) else (nw, core)
         for i in range(len(long) - len(short) + 1):
-            if all(_same(a, b) or _same(singular(a), singular(b)) for a, b in zip(short, long[i:i + len(short)])):
+            if all(_alike(a, b) for a, b in zip(short, long[i:i + len(short)])):
                 return True
     return False
 
@@ -339,7 +339,12 @@ def _content(phrase: Iterable[str]) -> list[str]:
 
 
 def _in_name(w: str, name: str) -> bool:
-    return any(_same(w, v) or _same(singular(w), singular(v)) for v in name.split())
+    return any(_alike(w, v) for v in name.split())
+
+
+def _alike(a: str, b: str) -> bool:
+    """One word in two forms, plurals aside (`_same`)."""
+    return _same(a, b) or _same(singular(a), singular(b))
 
 
 def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = frozenset()) -> Coverage:
