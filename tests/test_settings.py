@@ -212,6 +212,13 @@ def test_both_modes_in_the_file(monkeypatch, team):
      "release_gate.gold[0].corpus", "no corpus"),
     ("release_gate: {gold: []}\n", "release_gate.gold", "is empty"),
     ("release_gate: {gold: [gold.json, gold.json]}\n", "release_gate.gold[1].name", "configured twice"),
+    ("calendar: {fiscal_year_start: 13}\n", "calendar.fiscal_year_start", "13 is no month"),
+    ("calendar: {fiscal_year_start: Smarch}\n", "calendar.fiscal_year_start", "'Smarch' is no month"),
+    ("calendar: {fiscal_year_start: ju}\n", "calendar.fiscal_year_start", "is no month"),
+    ("calendar: {fiscal_year_start: 7, fiscal_year_named_by: middle}\n", "calendar.fiscal_year_named_by",
+     "write end (FY2027 ends in 2027) or start"),
+    ("calendar: {fiscal_year_named_by: end}\n", "calendar.fiscal_year_start", "Field required"),
+    ("calendar: {fiscal_year_start: 7, fiscal_year_begins: 1}\n", "calendar.fiscal_year_begins", "unknown key"),
 ])
 def test_each_problem_names_the_file_and_the_key(monkeypatch, team, text, key, reason):
     use(monkeypatch, write(team, text))
@@ -272,3 +279,20 @@ def test_a_changed_file_is_read_again(monkeypatch, team):
     st = (team / "canon.yml").stat()
     os.utime(team / "canon.yml", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
     assert load_settings().home == team / "two-two"
+
+
+@pytest.mark.parametrize("text, month, named_by", [
+    ("calendar: {fiscal_year_start: 7}\n", 7, "end"),
+    ("calendar: {fiscal_year_start: February, fiscal_year_named_by: start}\n", 2, "start"),
+    ("calendar: {fiscal_year_start: oct}\n", 10, "end"),
+])
+def test_the_fiscal_calendar_of_a_file(monkeypatch, team, text, month, named_by):
+    use(monkeypatch, write(team, "documents: [docs]\n" + text))
+    s = load_settings()
+    assert (s.calendar.start_month, s.calendar.named_by) == (month, named_by)
+    assert dict(s.origins)["calendar"] == str(team / "canon.yml")
+
+
+def test_no_calendar_key_is_no_fiscal_calendar(monkeypatch, team):
+    use(monkeypatch, write(team, "documents: [docs]\n"))
+    assert load_settings().calendar is None

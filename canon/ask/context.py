@@ -11,6 +11,8 @@ import duckdb
 from canon.ask.answer_log import AnswerLogFile
 from canon.ask.pipeline import AskContext, Retriever
 from canon.core.errors import CanonInputError
+from canon.core.fiscal_calendar import FiscalCalendar
+from canon.core.settings import load_settings
 from canon.index import revisions as index_store
 from canon.index import served as index_served
 from canon.index.config import recorded_embedder
@@ -111,10 +113,21 @@ def _search(*args, **kwargs):
     return index_search.search(*args, **kwargs)
 
 
+# `calendar` left at this: the fiscal year the configuration names (canon/core/settings.py).
+CONFIGURED = "configured"
+
+
+def configured_calendar(calendar: FiscalCalendar | None | str = CONFIGURED) -> FiscalCalendar | None:
+    return load_settings().calendar if calendar == CONFIGURED else calendar
+
+
 def ask_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, docs: list[Document], policy: Policy, *,
                 embedder=None, metric_values=None, log_answers: bool = True,
-                answer_store: AnswerLogFile | None = None) -> AskContext:
-    """`answer_store`: where answers are logged; None logs into `con`'s `answer_log` table."""
+                answer_store: AnswerLogFile | None = None,
+                calendar: FiscalCalendar | None | str = CONFIGURED) -> AskContext:
+    """`answer_store`: where answers are logged; None logs into `con`'s `answer_log` table.
+    `calendar`: the fiscal year questions are read in (default: the configured one)."""
     return AskContext(docs=docs, policy=policy, con=con,
                       retriever=build_retriever(con, lancedb_dir, docs, embedder),
-                      metric_values=metric_values, log_answers=log_answers, answer_store=answer_store)
+                      metric_values=metric_values, log_answers=log_answers, answer_store=answer_store,
+                      calendar=configured_calendar(calendar))

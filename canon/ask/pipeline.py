@@ -109,6 +109,7 @@ from canon.ask.understanding.qualifiers import (
     split_by_grain,
     time_grain,
 )
+from canon.core.fiscal_calendar import FiscalCalendar
 from canon.models.documents import Document, Status
 from canon.models.responses import Evidence, Response
 from canon.registry.graph import has_dbt_tables, upstream
@@ -180,6 +181,7 @@ class AskContext:
     log_answers: bool = True
     answer_store: answer_log.AnswerLogFile | None = None   # else the `answer_log` table of `con`
     clock: Callable[[], dt.date] | None = None   # "today" for questions without --as-of (None: the system date)
+    calendar: FiscalCalendar | None = None   # the configured fiscal year (None: fiscal periods are asked back)
     _catalog: dict | None = None
     # Per-question structures computed once: the catalog, documents by object and
     # the per-(role, policy) visible sets. Assigning a new `docs` list (or growing
@@ -316,7 +318,7 @@ def ask(ctx: AskContext, question: str, role: str, as_of: dt.date | None = None,
     t = timings.mark("authorize", t)
     # Compounds in the catalog's spelling ("head count" -> "headcount"); the response keeps the user's words.
     parsed = parse_question(compounds.as_read(question, ctx.known_name_words, ctx.names_with), ctx.catalog, as_of,
-                            ctx.clock() if ctx.clock else None)
+                            ctx.clock() if ctx.clock else None, ctx.calendar)
     t = timings.mark("parse", t)
     resp = _answer(ctx, parsed, role, view, timings)
     t = time.perf_counter()
@@ -346,6 +348,23 @@ def _ambiguous_date(ctx: AskContext, p: ParsedQuestion, role: str, concept: str)
                     answer=f"The date in the question reads as {a:%B} {a.day}, {a.year} (month/day/year) or "
                            f"{b:%B} {b.day}, {b.year} (day/month/year). Which one do you mean? "
                            "Writing it as YYYY-MM-DD avoids the question.")
+
+
+def _fiscal_unknown(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response | None:
+    """A fiscal period no configured calendar places ("FY2027" without `calendar` keys) is asked
+    back with the object's approved revisions the role may see, never read as a calendar period.
+    None when the role sees no approved revision: the answer then does not depend on the date."""
+    revs = ctx.by_object.get(concept, [])
+    shown = visible_docs(revs, role, ctx.policy)
+    if revs and not shown:
+        return Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized")
+    approved = revisions.approved_revisions(shown)
+    if not approved:
+        return None
+    return Response(action="clarify", role=role, reason="date_required", options=revisions.date_options(approved),
+                    answer=f"Which days does the question's fiscal period cover? ({p.fiscal_unknown}.) "
+                           "Name the dates (YYYY-MM-DD to YYYY-MM-DD), or configure the fiscal year "
+                           "(`calendar.fiscal_year_start` in the configuration file).")
 
 
 def _log_answer(ctx: AskContext, resp: Response) -> None:
@@ -456,6 +475,10 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     if p.ambiguous_days:
         timings.mark("resolve", t)
         return _ambiguous_date(ctx, p, role, concept)
+    asked_back = _fiscal_unknown(ctx, p, role, concept) if p.fiscal_unknown else None
+    if asked_back is not None:
+        timings.mark("resolve", t)
+        return asked_back
     if p.intent == "freshness":
         resp = _freshness(ctx, p, role, concept, view)
         if resp.reason == "no_observation":

@@ -32,7 +32,7 @@ class Selection:
     response: Response | None = None
 
 
-def _approved(revisions: list[Document]) -> list[Document]:
+def approved_revisions(revisions: list[Document]) -> list[Document]:
     return sorted((d for d in revisions if d.status == Status.approved), key=lambda d: (d.valid_from, d.doc_id))
 
 
@@ -41,7 +41,7 @@ def _version_key(v: str) -> str:
     return v[:-2] if v.endswith(".0") else v
 
 
-def _options(docs: list[Document], spans: dict[str, tuple[dt.date, dt.date]] | None = None) -> list[dict]:
+def date_options(docs: list[Document], spans: dict[str, tuple[dt.date, dt.date]] | None = None) -> list[dict]:
     """The date clarification's option shape (docs/contracts.md), plus the sub-period a revision governs."""
     out = []
     for d in docs:
@@ -56,7 +56,7 @@ def _options(docs: list[Document], spans: dict[str, tuple[dt.date, dt.date]] | N
 
 def pick(revisions: list[Document], ref: VersionRef, clock: dt.date) -> tuple[Document | None, str]:
     """The revision `ref` names and how it was found; None when no revision is so named."""
-    approved = _approved(revisions)
+    approved = approved_revisions(revisions)
     if ref.day is not None:
         governing = [d for d in approved if d.in_effect(ref.day)]
         return (governing[-1] if governing else None), f"the revision in effect on {ref.day.isoformat()}"
@@ -107,11 +107,11 @@ def by_version(revisions: list[Document], concept: str, refs: tuple[VersionRef, 
         return Selection(res.chosen, clock, f"The revision in effect on {clock.isoformat()}:")
     doc, how = pick(revisions, ref, clock)
     if doc is None:
-        approved = _approved(revisions)
+        approved = approved_revisions(revisions)
         if not any(visible(d, role, policy) for d in revisions):
             return Selection(response=Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized"))
         return Selection(response=Response(
-            action="clarify", role=role, reason="version_not_found", options=_options(approved),
+            action="clarify", role=role, reason="version_not_found", options=date_options(approved),
             answer=f"{concept} has no {how.removeprefix('the ')}; its approved revisions are "
                    + ", ".join(f"version {d.version} ({period_label(d)})" for d in approved) + ". Which one do you mean?"))
     denied = _authorized(revisions, doc, role, policy)
@@ -131,7 +131,7 @@ def governing_spans(revisions: list[Document], concept: str, period: tuple[dt.da
     or the deny / human_review that one of its days resolves to."""
     start, end = period
     # The days the governing revision can change on inside the period.
-    cuts = sorted({start} | {d for r in _approved(revisions) for d in (r.valid_from, r.valid_to)
+    cuts = sorted({start} | {d for r in approved_revisions(revisions) for d in (r.valid_from, r.valid_to)
                              if d is not None and start < d < end})
     spans: list[tuple[Document | None, dt.date, dt.date]] = []
     for i, a in enumerate(cuts):
@@ -170,7 +170,7 @@ def over_period(revisions: list[Document], concept: str, period: tuple[dt.date, 
     docs = [s[0] for s in governing]
     sub = {d.doc_id: (a, b) for d, a, b in governing}
     return Selection(response=Response(
-        action="clarify", role=role, reason="period_spans_change", options=_options(docs, sub),
+        action="clarify", role=role, reason="period_spans_change", options=date_options(docs, sub),
         answer=f"The governed definition of {concept} changes within {text}: "
                + "; ".join(f"{d.doc_id} (version {d.version}) governs {a.isoformat()} <= date < {b.isoformat()}"
                            for d, a, b in governing) + ". Which part of the period do you need?"))
@@ -186,7 +186,7 @@ def compare(revisions: list[Document], concept: str, refs: tuple[VersionRef, ...
         if doc is None or doc.status != Status.approved:
             sel = by_version(revisions, concept, (ref,), clock, role, policy)
             return sel.response or Response(action="clarify", role=role, reason="version_not_found",
-                                            options=_options(_approved(revisions)),
+                                            options=date_options(approved_revisions(revisions)),
                                             answer=f"{concept} has no approved {how} to compare.")
         denied = _authorized(revisions, doc, role, policy)
         if denied is not None:
@@ -194,7 +194,7 @@ def compare(revisions: list[Document], concept: str, refs: tuple[VersionRef, ...
         picked.append(doc)
     old, new = sorted(picked, key=lambda d: (d.valid_from, d.doc_id))
     if old.doc_id == new.doc_id:
-        return Response(action="clarify", role=role, reason="version_not_found", options=_options(_approved(revisions)),
+        return Response(action="clarify", role=role, reason="version_not_found", options=date_options(approved_revisions(revisions)),
                         answer=f"Both revisions named are {old.doc_id}; which two revisions of {concept} do you mean?")
     old_s, new_s = sentences(old.text), sentences(new.text)
     removed = [s for s in old_s if s not in new_s]

@@ -40,13 +40,14 @@ from typing import Callable, Iterable
 
 import duckdb
 
-from canon.ask.context import build_retriever
+from canon.ask.context import CONFIGURED, build_retriever, configured_calendar
 from canon.ask.links import _family
 from canon.ask.pipeline import AskContext
 from canon.ask.understanding import catalog_store, compounds
 from canon.ask.understanding.match import object_catalog
 from canon.ask.understanding.parse import extract_named_sources
 from canon.core import memory
+from canon.core.fiscal_calendar import FiscalCalendar
 from canon.models.documents import Document
 from canon.registry import store as registry
 from canon.registry.policy import Policy
@@ -219,7 +220,8 @@ class ScopedAskContext(AskContext):
 
 def scoped_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, question: str, role: str, policy: Policy, *,
                    embedder=None, metric_values=None, answer_store=None,
-                   catalog_checked: bool = False, one_shot: bool = False) -> ScopedAskContext | None:
+                   catalog_checked: bool = False, one_shot: bool = False,
+                   calendar: FiscalCalendar | None | str = CONFIGURED) -> ScopedAskContext | None:
     """The context `role`'s question needs, or None when the stored catalog does not match
     the registry (the caller then loads every document: `canon.ask.context.ask_context`).
     `catalog_checked`: the caller has just seen `catalog_store.catalog_is_current` hold.
@@ -228,7 +230,7 @@ def scoped_context(con: duckdb.DuckDBPyConnection, lancedb_dir: Path, question: 
     if not catalog_checked and not catalog_store.catalog_is_current(con):
         return None
     ctx = ScopedAskContext(docs=[], policy=policy, con=con, scope_con=con, metric_values=metric_values,
-                           answer_store=answer_store)
+                           answer_store=answer_store, calendar=configured_calendar(calendar))
     # The question as ask() will read it (compounds in the catalog's spelling), from the stored words.
     candidates = catalog_store.candidate_objects(con, compounds.as_read(
         question, ctx.known_name_words, ctx.names_with))

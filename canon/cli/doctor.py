@@ -149,6 +149,8 @@ def diagnose() -> tuple[dict[str, Any], list[Problem]]:
         "policy": _policy_report(s, problems),
         "default_roles": list(s.default_roles),
         "release_gate": _gate_report(s, problems),
+        "calendar": ({"fiscal_year_start": s.calendar.start_month, "fiscal_year_named_by": s.calendar.named_by,
+                      "described": s.calendar.describe()} if s.calendar else None),
     }
     report["problems"] = [{"file": p.file, "key": p.key, "reason": p.reason} for p in problems]
     return report, problems
@@ -192,6 +194,9 @@ def render(report: dict[str, Any]) -> list[str]:
     gate = report["release_gate"]
     lines.append("release gate   " + ("; ".join(f"{g['name']} ({g.get('cases', '?')} cases, {g['gold']})" for g in gate)
                                       or "none configured (release_gate.gold): no eval_report asset"))
+    cal = report["calendar"]
+    lines.append("calendar       " + (cal["described"] if cal else
+                                      "no fiscal year configured (calendar.fiscal_year_start): fiscal periods are asked back"))
     problems = report["problems"]
     lines.append(f"problems       {len(problems) or 'none'}")
     lines += [f"  ✗ {p['file']} [{p['key']}]: {p['reason']}" if p["key"] else f"  ✗ {p['file']}: {p['reason']}"

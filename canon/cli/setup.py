@@ -78,7 +78,11 @@ def _template(args: argparse.Namespace, out: Path) -> str:
     lines.append(f"default_roles: [{', '.join(roles)}]" if roles else
                  "# default_roles: [analyst]        # required: uncomment and name your roles")
     lines += ["", "# Your own gold sets for the release gate (canon eval's gold format). Absent: no release gate.",
-              "# release_gate:", "#   gold:", "#     - {file: gold/cases.json, corpus: docs}", ""]
+              "# release_gate:", "#   gold:", "#     - {file: gold/cases.json, corpus: docs}", "",
+              "# Your fiscal year, which questions naming one (\"FY2027\", \"Q3 FY27\", \"last fiscal year\") are",
+              "# read in. Absent: such questions are asked back.",
+              "# calendar:", "#   fiscal_year_start: July        # the month it starts (1-12 or a name)",
+              "#   fiscal_year_named_by: end      # FY2027 ends in 2027 (end) or starts in it (start)", ""]
     return "\n".join(lines)
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Mapping
 
 from canon.core.errors import CanonInputError
+from canon.core.fiscal_calendar import FiscalCalendar
 from canon.core.settings_file import ConfigKeys, Problem, read_config_file
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -83,6 +84,7 @@ class Settings:
     policy: Path = DEMO_CORPUS / POLICY_FILE
     default_roles: tuple[str, ...] = ()
     release_gate: tuple[GoldSet, ...] = ()
+    calendar: FiscalCalendar | None = None   # the fiscal year (`calendar`); None: none configured
     # key -> where its value came from ("CANON_HOME", the file, "default"), for `canon doctor`
     origins: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
@@ -346,9 +348,17 @@ def inspect_settings(environ: Mapping[str, str] | None = None) -> tuple[Settings
         dbt_project_dir=dbt.get("dbt_project_dir"), dbt_profiles_dir=dbt.get("dbt_profiles_dir"),
         dbt_target=dbt.get("dbt_target"), dbt_artifacts_dir=dbt.get("dbt_artifacts_dir"),
         documents=documents, policy=_policy(r, documents), default_roles=roles,
-        release_gate=_release_gate(r, mode, documents), origins=tuple(sorted(r.origins.items())),
+        release_gate=_release_gate(r, mode, documents), calendar=_calendar(r, keys),
+        origins=tuple(sorted(r.origins.items())),
     )
     return settings, r.problems
+
+
+def _calendar(r: _Reader, keys: ConfigKeys) -> FiscalCalendar | None:
+    if keys.calendar is None:
+        return None
+    r.origins["calendar"] = r.file_name
+    return FiscalCalendar(keys.calendar.fiscal_year_start, keys.calendar.fiscal_year_named_by)
 
 
 def read_failed(problems: list[Problem], config_file: Path) -> bool:

@@ -62,6 +62,35 @@ class ReleaseGateKeys(_Keys):
         return [{"file": x} if isinstance(x, str) else x for x in v] if isinstance(v, list) else v
 
 
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+
+
+class CalendarKeys(_Keys):
+    # The month the fiscal year starts: 1 to 12 or its English name ("July", "jul").
+    fiscal_year_start: int | str
+    fiscal_year_named_by: str = "end"
+
+    @field_validator("fiscal_year_start", mode="after")
+    @classmethod
+    def _month(cls, v: int | str) -> int:
+        if isinstance(v, int):
+            if not 1 <= v <= 12:
+                raise ValueError(f"{v} is no month: write 1 to 12 or a month's name")
+            return v
+        named = [i for i, m in enumerate(_MONTHS, start=1) if len(v.strip()) >= 3 and m.startswith(v.strip().lower())]
+        if len(named) != 1:
+            raise ValueError(f"{v!r} is no month: write 1 to 12 or a month's name")
+        return named[0]
+
+    @field_validator("fiscal_year_named_by", mode="after")
+    @classmethod
+    def _named_by(cls, v: str) -> str:
+        if v not in ("end", "start"):
+            raise ValueError(f"{v!r}: write end (FY2027 ends in 2027) or start (FY2027 starts in 2027)")
+        return v
+
+
 class ConfigKeys(_Keys):
     home: str | None = None
     dbt: DbtKeys | None = None
@@ -69,6 +98,7 @@ class ConfigKeys(_Keys):
     policy: str | None = None
     default_roles: list[str] | None = None
     release_gate: ReleaseGateKeys | None = None
+    calendar: CalendarKeys | None = None
 
     @field_validator("documents", mode="before")
     @classmethod

@@ -16,6 +16,7 @@ from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_object
 from canon.ask.understanding.named_sources import NamedSource, extract_named_sources, outside_claims
 from canon.core.dates import find_date
 from canon.core.errors import CanonInputError
+from canon.core.fiscal_calendar import FiscalCalendar
 
 # The longest question understood (docs/contracts.md, "canon ask"). A question is a
 # sentence or a short paragraph; the bound keeps a pasted document from costing a
@@ -91,6 +92,7 @@ class ParsedQuestion:
     day_part: tuple[dt.time, dt.time] | None = None     # a part of the day named ("the morning snapshot"), UTC
     ambiguous_days: tuple[dt.date, ...] = ()            # a numeric date that reads two ways ("08/07/2026")
     periods: tuple = ()                                 # two or more periods named apart: ((start, end), label)
+    fiscal_unknown: str = ""                            # a fiscal period no configured calendar places
 
     @property
     def intent(self) -> str:
@@ -392,9 +394,10 @@ def reread_intents(p: ParsedQuestion, names: Iterable[str]) -> ParsedQuestion:
 
 
 def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.date | None = None,
-                   today: dt.date | None = None) -> ParsedQuestion:
+                   today: dt.date | None = None, calendar: FiscalCalendar | None = None) -> ParsedQuestion:
     """`as_of` is the reporting date, or the clock when the question counts days from it
-    ("yesterday"); `today` is the clock without one (the system date when None)."""
+    ("yesterday"); `today` is the clock without one (the system date when None); `calendar` the
+    organisation's fiscal year (none configured: a fiscal period is asked back)."""
     check_question(question)
     matches = match_objects(question, catalog)
     clock = today or dt.date.today()
@@ -404,7 +407,8 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
     sources = extract_named_sources(question)
     intents = detect_intents(outside_claims(question, sources), names)
     unnamed = temporal.strip_names(normalize(question), names)
-    t = temporal.read_time(question, unnamed, as_of, clock, find_date, names, compare_days="value" not in intents)
+    t = temporal.read_time(question, unnamed, as_of, clock, find_date, names, compare_days="value" not in intents,
+                           calendar=calendar)
     # A revision named by version is not selected by date: the answer reports its validity instead.
     day = None if t.versions or t.compare else t.day
     return ParsedQuestion(
@@ -412,5 +416,5 @@ def parse_question(question: str, catalog: dict[str, ObjectEntry], as_of: dt.dat
         matches=matches, named_sources=sources,
         clock=as_of or clock, period_label=t.period_label, versions=t.versions, compare=t.compare,
         tables=find_tables(question), at_time=find_time_of_day(question), ambiguous_days=t.ambiguous,
-        periods=t.periods, day_part=find_day_part(unnamed),
+        periods=t.periods, day_part=find_day_part(unnamed), fiscal_unknown=t.fiscal_unknown,
     )

@@ -19,8 +19,11 @@ from dataclasses import dataclass
 
 from dateutil.relativedelta import relativedelta
 
+from canon.ask.understanding.fiscal_periods import FiscalRef, find_fiscal
+from canon.ask.understanding.match import normalize
 from canon.core.dates import MONTH_NAMES, MONTHS, AmbiguousDate, date_spans
 from canon.core.errors import CanonInputError
+from canon.core.fiscal_calendar import FiscalCalendar
 
 Period = tuple[dt.date, dt.date]   # half-open [start, end)
 
@@ -48,6 +51,9 @@ class TimeRefs:
     compare: bool = False
     ambiguous: tuple[dt.date, ...] = ()   # a numeric date that reads as these days (canon/core/dates.py)
     periods: tuple[tuple[Period, str], ...] = ()   # two or more periods named apart ("June and July 2026")
+    # A fiscal period named when no fiscal calendar says which days it covers (or one the calendar
+    # cannot hold): "FY2027: no fiscal calendar is configured". Asked back, never guessed.
+    fiscal_unknown: str = ""
 
 
 # ---------------------------------------------------------------- names blanked out
@@ -537,18 +543,25 @@ def _names_a_date(text: str) -> bool:
 
 
 def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.date,
-              find_date, names: list[str] = (), *, compare_days: bool = True) -> TimeRefs:
+              find_date, names: list[str] = (), *, compare_days: bool = True,
+              calendar: FiscalCalendar | None = None) -> TimeRefs:
     """Dates, periods and revisions of one question. An explicit `as_of` is the
     reporting date, unless the question counts days from it ("yesterday"): then it
     is the clock. Without one, the clock is `today`. A full date in the question
     wins over a relative word. `compare_days`: two days or periods beside a comparison word
     compare the revisions governing them (not for a value question: "net revenue in June vs
-    July" asks for two values)."""
+    July" asks for two values). `calendar`: the organisation's fiscal year, which fiscal periods
+    ("FY2027", "last fiscal year") are read in; without one they are asked back (`fiscal_unknown`)."""
     clock = as_of or today
     versions = find_versions(stripped)
     compare = is_comparison(stripped, versions)
     blanked = blank_names(question, list(names))
-    explicit = as_of is None and _names_a_date(blanked)
+    # Fiscal periods are read first and blanked out: "fiscal Q3 2026" is no calendar quarter and
+    # "the current fiscal year" no relative day.
+    fiscal = find_fiscal(blanked, calendar, clock)
+    if fiscal:
+        blanked, stripped = _without_fiscal(blanked, stripped, fiscal)
+    explicit = as_of is None and (_names_a_date(blanked) or any(not f.relative for f in fiscal))
     if versions and not compare and explicit and all(v.number is None and v.ordinal is None for v in versions):
         # "I know the new take rate includes ad charges, but what was the rule on 2026-03-01?": the
         # date says which revision; a relative word beside it ("new", "current") does not.
@@ -569,7 +582,9 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
             rng = None   # asked back below, as for any numeric date that reads two ways
         if rng is not None:
             return TimeRefs(period=rng[0], period_label=rng[1])
-        several = find_periods(blanked)
+        several = _fiscal_periods(fiscal) or find_periods(blanked)
+        if isinstance(several, str):
+            return TimeRefs(fiscal_unknown=several)
         if several:
             # The hull for a definition (a clarify when revisions change within it); a value is
             # computed for each period named (canon/ask/pipeline.py `_metric_value`).
@@ -590,6 +605,17 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
     if back is not None:
         return TimeRefs(day=back, relative_day=True)
     if day is None:
+        counted = next((f for f in fiscal if f.relative), None) if not explicit else None
+        if counted is not None:
+            # "The end of last fiscal year" is a day; "last fiscal year" a period, read here with
+            # `as_of` (the clock it counts from) and below without.
+            if counted.period is None:
+                return TimeRefs(fiscal_unknown=f"{counted.phrase}: {counted.problem}")
+            edge = _edge(blanked, counted.start, counted.end, counted.period, counted.label)
+            if edge is not None:
+                return TimeRefs(day=edge[0], period_label=edge[1])
+            if as_of is not None:
+                return TimeRefs(period=counted.period, period_label=counted.label)
         # "Last month", "this quarter" count from the clock, which `as_of` is when given; "the end
         # of last quarter" is a day (a date or period named outright wins, as above).
         edge = relative_edge(stripped, clock) if not explicit else None
@@ -608,6 +634,8 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
             return TimeRefs(day=day + dt.timedelta(days=-1 if relation == "before" else 1),
                             period_label=f"{relation} {day.isoformat()}")
         return TimeRefs(day=day)
+    if fiscal:
+        return _fiscal_time(blanked, next((f for f in fiscal if not f.relative), fiscal[0]))
     period, label, edge = find_period(blanked)
     if edge is not None:
         return TimeRefs(day=edge, period_label=label)
@@ -616,3 +644,45 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
         if rel is not None:
             period, label = rel
     return TimeRefs(period=period, period_label=label)
+
+
+def _without_fiscal(blanked: str, stripped: str, fiscal: list[FiscalRef]) -> tuple[str, str]:
+    """`blanked` with each fiscal phrase turned to spaces (positions kept, for `_edge` and
+    `relation_before`), `stripped` without their words."""
+    for f in fiscal:
+        blanked = blanked[:f.start] + " " * (f.end - f.start) + blanked[f.end:]
+        words = normalize(f.phrase)
+        stripped = re.sub(rf"(?:^| ){re.escape(words)}(?= |$)", " ", stripped).strip()
+    return blanked, stripped
+
+
+def _fiscal_periods(fiscal: list[FiscalRef]) -> list[tuple[Period, str]] | str:
+    """Two or more fiscal periods named outright ("FY2026 vs FY2027"), as `find_periods`; the
+    reason one of them is unknown instead; empty when fewer are named."""
+    named = [f for f in fiscal if not f.relative]
+    if len(named) < 2:
+        return []
+    unknown = next((f for f in named if f.period is None), None)
+    if unknown is not None:
+        return f"{unknown.phrase}: {unknown.problem}"
+    out: list[tuple[Period, str]] = []
+    for f in named:
+        if all(f.period != o[0] for o in out):
+            out.append((f.period, f.label))
+    return out if len(out) >= 2 else []
+
+
+def _fiscal_time(blanked: str, f: FiscalRef) -> TimeRefs:
+    """A fiscal period read as a calendar one is (`find_period`): a relation to it is the day
+    beside it, its edge a day, else the period itself."""
+    if f.period is None:
+        return TimeRefs(fiscal_unknown=f"{f.phrase}: {f.problem}")
+    relation = relation_before(blanked, f.start)
+    if relation == "before":
+        return TimeRefs(day=f.period[0] - dt.timedelta(days=1), period_label=f"before {f.label}")
+    if relation == "after":
+        return TimeRefs(day=f.period[1], period_label=f"after {f.label}")
+    edge = _edge(blanked, f.start, f.end, f.period, f.label)
+    if edge is not None:
+        return TimeRefs(day=edge[0], period_label=edge[1])
+    return TimeRefs(period=f.period, period_label=f.label)
