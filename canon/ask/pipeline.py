@@ -68,6 +68,7 @@ from canon.ask.understanding.match import (
     ObjectMatch,
     _humanize,
     _same_word,
+    negation_dropped,
     normalize,
     object_catalog,
     singular,
@@ -1510,6 +1511,8 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return False   # "mean time to <failure>": the shared start of two names names neither
     if renames(question, names):
         return False   # "block time <variance>" of block time adherence: another noun in the head's place
+    if negation_dropped(names, tuple(normalize(question).split())):
+        return False   # "the technical loss rate" of the non technical loss rate: its opposite
     if _other_aggregate_beside(ctx, d.object_id, question, cov, role):
         return False   # "the <mean> pothole repair time" beside a median, as in `_pick_concept`
     if _unstated_modifiers(ctx, d.object_id, question, role):

@@ -291,16 +291,28 @@ def initialism_words(question: str) -> frozenset[str]:
 
 # Letters written in front of a whole word make another word, not a misspelling of it:
 # "redelivery" is not "delivery", "involuntary" not "voluntary", "unresolved" not "resolved",
-# though fuzz.ratio scores each pair 88 or more. One letter in front is left to the fuzzy
-# match (a doubled first letter is a typo).
+# "TRevPAR" not "RevPAR", "lights" not "flights", though fuzz.ratio scores each pair 88 or more.
+# One letter in front of a word of four letters or more makes another word ("TRevPAR" is not
+# "RevPAR"), unless the word is a grammar word ("never" holds "ever") or the letter doubles its
+# first ("rrevenue", a typo, left to the fuzzy match). Of a shorter word it may be a clipping
+# spelled out ("customer sat" of "CSAT") or another word ("land" holds "and"), which one word
+# alone cannot tell: left to the fuzzy match too.
 MIN_PREFIX = 2
+_GRAMMAR_WORDS = frozenset({"ever", "either", "ether", "ought", "here", "other"})
+
+
+def _in_front(stem: str, body: str) -> bool:
+    """`body` is `stem` with letters in front that make another word (`MIN_PREFIX`)."""
+    extra = len(body) - len(stem)
+    if len(stem) < 3 or extra < 1 or not body.endswith(stem):
+        return False
+    return extra >= MIN_PREFIX or (body[0] != stem[0] and len(stem) >= 4 and stem not in _GRAMMAR_WORDS)
 
 
 def prefixed(a: str, b: str) -> bool:
-    """One word is the other (up to a plural s) with at least MIN_PREFIX letters in front."""
-    short, long = (a, b) if len(a) <= len(b) else (b, a)
-    stem, body = short.rstrip("s") or short, long.rstrip("s") or long
-    return len(stem) >= 3 and len(body) - len(stem) >= MIN_PREFIX and body.endswith(stem)
+    """One word is the other (up to a plural s) with letters in front that make another word."""
+    sa, sb = a.rstrip("s") or a, b.rstrip("s") or b
+    return _in_front(sa, sb) or _in_front(sb, sa)
 
 
 # Words of one measure: "the crop loss ratio" or "percentage" is the crop loss rate, "irrigation
@@ -340,21 +352,47 @@ def only_prefixed(words: tuple[str, ...], q_words: tuple[str, ...]) -> bool:
     """Some word of a name appears in the question only with letters written in front of it
     ("on time delivery rate" in "on time redelivery rate"), or the question writes it without
     the letters the name puts in front: the question names another thing. A question word that
-    joins the name's words ("ontime") is not such a word. (`prefixed` per pair, in one pass.)"""
+    joins the name's words ("ontime") is not such a word, nor one whose one letter in front the
+    word before the other spells out ("customer sat" of "CSAT"). (`prefixed` per pair, in one pass.)"""
     q_stems = _stems(q_words)
     present = set(q_stems)
     for i, w in enumerate(words):
         ws = w.rstrip("s") or w
         if len(w) < 3 or ws in present:
             continue
-        hits = [qs for qs in q_stems
-                if (len(ws) >= 3 and len(qs) - len(ws) >= MIN_PREFIX and qs.endswith(ws))
-                or (len(qs) >= 3 and len(ws) - len(qs) >= MIN_PREFIX and ws.endswith(qs))]
+        hits = [k for k, qs in enumerate(q_stems) if (_in_front(ws, qs) or _in_front(qs, ws))
+                and not _spelled_out(ws, qs, words[i - 1] if i else "", q_words[k - 1] if k else "")]
         if hits:
             joins = {"".join(words[j:i + 1]).rstrip("s") for j in range(i)}
-            if any(qs not in joins for qs in hits):
+            if any(q_stems[k] not in joins for k in hits):
                 return True
     return False
+
+
+def _spelled_out(a: str, b: str, before_a: str, before_b: str) -> bool:
+    """The one letter one word has in front of the other starts the word before the other:
+    "customer sat" and "csat", "employee nps" and "enps" write one name two ways."""
+    if len(a) == len(b) + 1:
+        return before_b[:1] == a[0]
+    return len(b) == len(a) + 1 and before_a[:1] == b[0]
+
+
+# A word a name negates ("non technical loss rate"): the question that writes the word without
+# it names the opposite ("the technical loss rate"), never this object.
+_NEGATIONS = frozenset({"non", "not"})
+
+
+def negation_dropped(names: Iterable[str], q_words: tuple[str, ...]) -> bool:
+    """Some name negates a word the question writes without the negation, and no name writes
+    that word plainly."""
+    negated, plain = set(), set()
+    for name in names:
+        words = name.split()
+        for i, w in enumerate(words):
+            (negated if i and words[i - 1] in _NEGATIONS else plain).add(singular(w))
+    negated -= plain
+    return any(singular(w) in negated and (i == 0 or q_words[i - 1] not in _NEGATIONS)
+               for i, w in enumerate(q_words))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -491,6 +529,9 @@ def _score_entry(entry: ObjectEntry, q: str, q_tokens: frozenset[str], distincti
         best, best_name = by_tokens, "distinctive words"
     if entry.domain and f" {entry.domain} " in f" {q} ":
         best += 2  # naming the domain ("finance") disambiguates
+    if best >= threshold and best < 101.0 and best_name not in entry.initials and negation_dropped(
+            entry.names, _words_of(q)):
+        return None   # "the technical loss rate" is not the non technical loss rate
     if best >= threshold:
         return ObjectMatch(entry.object_id, best, entry.kinds, entry.domain, best_name)
     return None
