@@ -41,11 +41,13 @@ from canon.ask.understanding.coverage import (
     MEASURE_NOUNS,
     aggregate_beside_name_words,
     asking_part,
+    content_words,
     continues_otherwise,
     coverage,
     describes,
     description_support,
     grammar_word_in_name_place,
+    in_some_name,
     measure_of,
     modifiers_before,
     names_a_component,
@@ -1647,6 +1649,24 @@ def _within_names(phrase: list[str], names: list[str]) -> bool:
     return bool(phrase) and any({singular(w) for w in phrase} <= {singular(w) for w in n.split()} for n in names)
 
 
+def _sharing_its_one_word(ctx, question: str, described_as: str, candidates: list[Document],
+                          role: str) -> list[Document]:
+    """The candidates, one per object, whose names hold the question's one content word
+    (`content_words` of `described_as`), when it has only one and no measure or aggregate word
+    stands beside it ("the claim <count>", "<total> goodwill" ask for a measure of their own)."""
+    words = content_words(described_as)
+    if len(words) != 1:
+        return []
+    beside = set(normalize(question).split()) - {words[0]}
+    if beside & (MEASURE_NOUNS | _AGGREGATE_WORDS):
+        return []
+    out: dict[str, Document] = {}
+    for d in candidates:
+        if d.object_id not in out and in_some_name(words[0], _visible_names(ctx, d.object_id, role)):
+            out[d.object_id] = d
+    return list(out.values())
+
+
 def _identifier_named_by_none(ctx, question: str, candidates: list[Document]) -> bool:
     """The question writes an identifier ("fct_deliveries") that is none of `candidates`' names
     (canon/ask/understanding/identifiers.py, `names_identifier`)."""
@@ -1699,6 +1719,13 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         # question asks about, which does not exist: its words describe nothing.
         if _identifier_named_by_none(ctx, p.text, governed + further):
             return None, _no_matching_object(role, p)
+        # One word that several governed names hold, and nothing else ("How is the booking metric
+        # defined?" beside booking window and booking pace), describes none of them: asked back.
+        sharing = _sharing_its_one_word(ctx, p.text, described_as, governed + further, role)
+        if _asks_for_a_metric(p, _kinds_named(p)):
+            sharing = [d for d in sharing if d.kind != "model_schema"]   # "the outage metric": no model
+        if len(sharing) >= 2:
+            return None, _which_object(role, _discovered_options(ctx, sharing))
         # Not what the question describes: an object whose whole name `_pick_concept` set aside as
         # a part of the measure asked about ("fees as a percentage of <gross merchandise value>"),
         # nor one that only the words of that name describe (its model) (`_aside`).

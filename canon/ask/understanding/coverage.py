@@ -56,7 +56,7 @@ BOUNDARY = set(_STOP) | set(_MONTHS) | {
     "measured", "apply", "applies", "applied", "govern", "governs", "covers", "covering", "official", "approved",
     "canonical", "current", "latest", "previous", "new", "old", "today", "now", "yesterday", "tomorrow", "week",
     "fortnight", "month", "quarter", "year", "day", "date", "period", "ago", "iso", "close", "end", "start",
-    "report", "reporting", "as",
+    "report", "reporting", "as", "kpi",
     "value", "total", "amount", "number", "figure", "lineage", "source", "sources", "upstream", "downstream",
     "feed", "feeds", "fresh", "freshness", "stale", "data", "owner", "owns", "own", "deprecated", "table", "column",
     "columns", "grain", "please", "exactly", "really", "right", "still", "all", "every", "any", "each",
@@ -336,6 +336,11 @@ def aggregate_beside_name_words(phrase: Iterable[str], names: Iterable[str]) -> 
 
 def _content(phrase: Iterable[str]) -> list[str]:
     return [w for w in phrase if w not in _STOP and not _is_boundary(w)]
+
+
+def in_some_name(w: str, names: Iterable[str]) -> bool:
+    """A word of one of `names`, plurals aside."""
+    return any(_in_name(w, n) for n in names)
 
 
 def _in_name(w: str, name: str) -> bool:
@@ -774,11 +779,17 @@ def description_support(question: str, text: str) -> tuple[int, int]:
     clause asking for lineage (`_asking_clause`). A word that may be an initialism (in capitals,
     or no English word: `initialism_words`) is used when it is the initials of words the text
     writes out ("GMV" of "gross merchandise value")."""
-    toks = _words(question)
-    clause = _asking_clause(toks)
-    content = list(dict.fromkeys(t for k, t in enumerate(toks) if k not in clause and not _is_boundary(t)))
+    content = content_words(question)
     used_words, initials = text_words(text), initialism_words(question)
     return sum(1 for t in content if _uses_or_initials(used_words, t, initials, text)), len(content)
+
+
+def content_words(question: str) -> list[str]:
+    """The words of a question a description is made of, once each, as `description_support`
+    counts them: not grammar, a date, a word saying what is asked, or a lineage clause's."""
+    toks = _words(question)
+    clause = _asking_clause(toks)
+    return list(dict.fromkeys(t for k, t in enumerate(toks) if k not in clause and not _is_boundary(t)))
 
 
 def _uses_or_initials(words: TextWords, t: str, initials: frozenset[str], text: str) -> bool:
