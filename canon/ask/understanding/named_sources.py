@@ -31,7 +31,7 @@ DOC_NOUNS: dict[str, tuple[str, ...]] = {
     "draft": (), "proposal": (), "doc": (), "document": (),
     # Where people say things in passing: chats, channels, tickets, forums.
     **{n: ("untrusted_note", "note") for n in ("chat", "chats", "channel", "slack", "conversation", "discussion",
-                                               "forum", "ticket", "dm")},
+                                               "forum", "ticket", "dm", "whatsapp")},
     # Pages written for readers: help centres, sites, guides.
     **{n: ("wiki",) for n in ("site", "website", "blog", "guide", "handbook", "manual", "kb", "centre", "center",
                               "documentation", "docs", "glossary", "primer", "explainer", "tutorial", "intranet",
@@ -227,16 +227,27 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         # "I read in the chat thread that <claim>", "I saw on the help site that <claim>"
         perceived = len(before) == 2 and before[-1] in ("in", "on") and before[-2] in _PERCEIVED
 
+        # "From the old ops wiki: <claim>", "I got this from the control room chat: <claim>": a
+        # colon after the phrase introduces what it states, unless the user's question follows.
+        quoted = verb == ":" and after_word(toks, end + 1) and toks[end + 1][0] not in _QUESTION_OPENERS
+
         subject = bool(before) and before[-1] in ("does", "did", "do") and verb in ATTRIBUTION_VERBS
         after = toks[end + 1][0] if end + 1 < len(toks) else ""
         judged = (before[-1:] and before[-1] in _COPULAS and verb in JUDGEMENTS) or (
             verb in _COPULAS and after in JUDGEMENTS)
         attributed = verb in ATTRIBUTION_VERBS or judged or described or (compared and verb in _AUXILIARIES) or (
             _opens_clause(toks, start) and _finite_verb(verb))
-        if not (attributed or according or perceived):
+        if not (attributed or according or perceived or quoted):
             i = end
             continue
-        if perceived:
+        if quoted:
+            # The sentence is the source's: the words leading to it ("I got this from") attribute,
+            # what follows the colon is its claim; the user asks in another sentence.
+            first = start
+            while first > 0 and toks[first - 1][0] not in _SENTENCE_END:
+                first -= 1
+            clause = (first, _sentence_end(toks, end, commas=False))
+        elif perceived:
             # "I read in X that <claim>": the claim runs from "that" to the end of the sentence.
             clause = (end, _sentence_end(toks, end, commas=False))
         elif compared or according:
@@ -265,6 +276,10 @@ def extract_named_sources(question: str) -> list[NamedSource]:
                                words=tuple(words), span=char_span, subject=subject))
         i = end
     return out
+
+
+def after_word(toks, j: int) -> bool:
+    return j < len(toks) and _is_word(toks[j][0])
 
 
 def outside_claims(question: str, sources: list[NamedSource]) -> str:
