@@ -266,8 +266,27 @@ def _asks_another_thing(q: str) -> bool:
 _LOADED_FROM = re.compile(r" (?:loaded|load|loads) (?:\S+ ){0,2}?(?:from|into) ")
 
 
+# A sentence that asks: it ends in a question mark.
+_SENTENCES = re.compile(r"[^.?!]+[.?!]*")
+
+
 def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
-    """Intent words of the question outside the `names` of the objects it matched."""
+    """Intent words of the question outside the `names` of the objects it matched. Beside a
+    sentence that asks, a statement naming none of those objects says who asks or why ("How is
+    RevPAR calculated? The owner's rep is asking."): it asks about no owner and no deprecation
+    ("RevPAR is deprecated, I heard. Is that so?" still does)."""
+    found = _intents_of(question, names)
+    if found & METADATA_INTENTS:
+        sentences = [m.group().strip() for m in _SENTENCES.finditer(question) if m.group().strip()]
+        padded = [f" {normalize(s)} " for s in sentences]
+        kept = [s for s, q in zip(sentences, padded)
+                if s.endswith("?") or any(f" {n} " in q for n in names if n)]
+        if any(s.endswith("?") for s in sentences) and len(kept) < len(sentences):
+            found -= METADATA_INTENTS - _intents_of(" ".join(kept), names)
+    return found
+
+
+def _intents_of(question: str, names: Iterable[str] = ()) -> set[str]:
     q = _without_names(f" {normalize(question)} ", names)
     found = set()
     for intent, words in INTENT_WORDS.items():
