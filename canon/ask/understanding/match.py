@@ -127,6 +127,22 @@ def _initials_of(words: list[str]) -> set[str]:
     return {"".join(w[0] for w in words), "".join(w[0] for w in words if w not in _INITIAL_SKIPS)}
 
 
+def abbreviates(short: str, words: list[str]) -> bool:
+    """`short` abbreviates `words`: their initials (`_initials_of`), or the first letters of each
+    word in turn, one or more from each ("revpar" of "revenue per available room", "capex" of
+    "capital expenditure"), with or without their grammar words."""
+    if short in _initials_of(words):
+        return True
+
+    def split(i: int, ws: tuple[str, ...]) -> bool:
+        if not ws:
+            return i == len(short)
+        return any(short[i:i + k] == ws[0][:k] and split(i + k, ws[1:])
+                   for k in range(1, min(len(ws[0]), len(short) - i) + 1))
+
+    return split(0, tuple(words)) or split(0, tuple(w for w in words if w not in _INITIAL_SKIPS))
+
+
 def spelled_out(title: str, short: str) -> str | None:
     """The words `title` spells the one-word initialism `short` (an object id's last segment,
     "mtta") with: "Mean time to acknowledge (MTTA) governed definition v1" -> "mean time to
@@ -137,7 +153,7 @@ def spelled_out(title: str, short: str) -> str | None:
     words = normalize(_TITLE_NOISE.sub("", title)).split()   # the noise starts at "(MTTA)" too
     if len(words) < 2 or not all(w.isalpha() for w in words):
         return None
-    return " ".join(words) if short in _initials_of(words) else None
+    return " ".join(words) if abbreviates(short, words) else None
 
 
 _ANY_PARENTHESIZED = re.compile(r"^(?P<before>[^()]*?)\s*\((?P<short>[A-Za-z][A-Za-z0-9&]{1,9})\)(?P<after>[^()]*)")
@@ -159,7 +175,7 @@ def parenthesized_names(title: str, id_name: str) -> set[str]:
     if not short.isalpha() or not before:
         return set()
     # How many of the words before it the initialism abbreviates.
-    k = next((k for k in range(1, len(before) + 1) if short in _initials_of(before[-k:])), None)
+    k = next((k for k in range(1, len(before) + 1) if abbreviates(short, before[-k:])), None)
     if k is None:
         return set()
     names = {" ".join(before + after), " ".join(before[:-k] + [short] + after)}
