@@ -229,7 +229,7 @@ def extract_named_sources(question: str) -> list[NamedSource]:
 
         # "From the old ops wiki: <claim>", "I got this from the control room chat: <claim>": a
         # colon after the phrase introduces what it states, unless the user's question follows.
-        quoted = verb == ":" and after_word(toks, end + 1) and toks[end + 1][0] not in _QUESTION_OPENERS
+        quoted = verb == ":" and _word_at(toks, end + 1) and toks[end + 1][0] not in _QUESTION_OPENERS
 
         subject = bool(before) and before[-1] in ("does", "did", "do") and verb in ATTRIBUTION_VERBS
         after = toks[end + 1][0] if end + 1 < len(toks) else ""
@@ -278,7 +278,8 @@ def extract_named_sources(question: str) -> list[NamedSource]:
     return out
 
 
-def after_word(toks, j: int) -> bool:
+def _word_at(toks, j: int) -> bool:
+    """A word (not punctuation) stands at token `j`."""
     return j < len(toks) and _is_word(toks[j][0])
 
 
