@@ -67,7 +67,11 @@ METHOD_WORDS = ("measured", "calculated", "computed", "counted", "calculate", "c
 # Words asking what a definition takes in ("how many minutes late can a flight be and still
 # <count as> on time?", "what is <considered> a late delivery?"): a question about its criteria,
 # never about a value or the data's state, whatever value word stands beside them.
-CRITERIA_WORDS = ("count as", "counts as", "considered", "qualify as", "qualifies as")
+CRITERIA_WORDS = ("count as", "counts as", "considered", "qualify as", "qualifies as", "to count in",
+                  "to count toward", "to count towards", "to be counted", "to be included", "to qualify")
+# "How many minutes must an interruption last …", "within how many minutes should the text go
+# out?": a number a rule sets, asked with a modal, is the definition's, not a value of the data.
+_RULE_NUMBER = re.compile(r" how (?:many|much|long)(?: \S+){0,6}? (?:must|should|has to|have to|needs to|need to) ")
 # "What's the metric for how many of our flights land on schedule?", "which KPI tells how many
 # parcels arrive late?": the question asks which metric a description is, so the value and
 # freshness words inside the description ask for neither ("the metric value for July" does).
@@ -297,7 +301,8 @@ def _intents_of(question: str, names: Iterable[str] = ()) -> set[str]:
             found.add(intent)
     # "What was the X definition in force on …" asks for a definition: a value word beside a
     # word naming the definition asks for no number.
-    asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS + CRITERIA_WORDS) or bool(_WHICH_METRIC.search(q))
+    asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS + CRITERIA_WORDS) or bool(
+        _WHICH_METRIC.search(q) or _RULE_NUMBER.search(q))
     if "value" in found and asks_definition:
         found.discard("value")
     modifiers_describe = (asks_definition or any(f" {w} " in q for w in METHOD_WORDS)
