@@ -458,7 +458,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             # The question is about a document that is not a governed concept (a note, a
             # wiki page): it can be shown as evidence of what it says, never as authority.
             docs = [d for d in by_object.get(named[0].object_id, []) if d.doc_id in shown_ids]
-            return _not_authoritative(role, sorted({d.status.value for d in docs}))
+            return _not_authoritative(role, _what_they_are(docs))
         # A claim attributed to a revision of a governed object ("the v3 proposal says
         # readmissions use a 90-day window. Is that the rule …?") puts that object in question:
         # its governing revision is the answer, the source its conflict.
@@ -1114,9 +1114,18 @@ def _source_documents(ctx, sources: list[NamedSource], role: str) -> list[Docume
 
 
 def _not_authoritative(role: str, statuses: list[str]) -> Response:
+    """`statuses`: of the documents named ("draft", "superseded"), or what they are ("approved
+    lineage": an approved document of a kind that governs nothing)."""
     return Response(action="abstain", role=role, reason="not_authoritative",
                     answer=f"The document you name is {', '.join(statuses)} text, not an authoritative "
                            "source; Canon does not answer from it.")
+
+
+def _what_they_are(docs: list[Document]) -> list[str]:
+    """Each document's status, with its kind where the status alone would read as authority
+    ("approved lineage"; "superseded", "untrusted")."""
+    return sorted({f"{d.status.value} {d.kind.replace('_', ' ')}" if d.status == Status.approved else d.status.value
+                   for d in docs})
 
 
 def _subject_revision_statuses(ctx, p: ParsedQuestion, role: str, concept: str) -> list[str]:
@@ -1742,8 +1751,16 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
                 return d.object_id, None
         return None, _no_matching_object(role, p)
     kinds = sorted({d.status.value for d in ordered})
-    why = ("Only " + ", ".join(kinds) + " text matches the question; none of it is approved, so there is no "
-           "authoritative answer.") if ordered else "No evidence you may see matches the question."
+    if not ordered:
+        why = "No evidence you may see matches the question."
+    elif "approved" in kinds:
+        # Approved text far down the list, or of a kind that governs nothing (a lineage note):
+        # saying "none of it is approved" beside "approved" would contradict itself.
+        why = ("No approved governed object is among the closest matches (" + ", ".join(kinds) + " text), so "
+               "there is no authoritative answer.")
+    else:
+        why = ("Only " + ", ".join(kinds) + " text matches the question; none of it is approved, so there is no "
+               "authoritative answer.")
     return None, Response(action="abstain", role=role, as_of=p.as_of, answer=why, reason="no_approved_evidence")
 
 
