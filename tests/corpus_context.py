@@ -66,6 +66,19 @@ def governed_doc(doc_id: str, object_id: str, title: str, text: str, *, kind: st
             "allowed_roles": ["analyst"], "supersedes": supersedes, "content_hash": f"sha256:{doc_id}", "text": text}
 
 
+def metric_revision(doc_stem: str, object_id: str, name: str, version: str, valid_from: str, valid_to: str | None,
+                    text: str) -> dict:
+    """Revision `version` of a metric's approved definition: doc_id "<doc_stem>.v<version>", titled
+    "<Name> governed definition v<version>", its text opening "Governed metric <name> version
+    <version>."; a later version supersedes v1. Modules bind the first three with
+    functools.partial and write `revision(version, valid_from, valid_to, text)`."""
+    d = governed_doc(f"{doc_stem}.v{version}", object_id, f"{name[0].upper()}{name[1:]} governed definition v{version}",
+                     f"Governed metric {name} version {version}. {text}")
+    d.update(version=version, valid_from=valid_from, valid_to=valid_to,
+             supersedes=None if version == "1" else f"{doc_stem}.v1")
+    return d
+
+
 def snapshot_doc(doc_id: str, object_id: str, title: str, observed: str, readings: str, *, valid_to: str) -> dict:
     """A freshness snapshot of a test's small corpus, observed at `observed` (ISO, UTC) and
     readable by `analyst`: its text states the observation time and `readings`."""

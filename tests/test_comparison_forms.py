@@ -12,22 +12,17 @@ index (HashingEmbedder), ask. The member churn rate changed on 2026-02-01."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 import pytest
-from corpus_context import governed_doc, module_context
+from corpus_context import metric_revision, module_context
 
 from canon.ask.pipeline import ask
 
 V1, V2 = "metric.member_churn_rate.v1", "metric.member_churn_rate.v2"
 
 
-def revision(version: str, valid_from: str, valid_to: str | None, text: str) -> dict:
-    d = governed_doc(f"metric.member_churn_rate.v{version}", "metric.fitness.member_churn_rate",
-                     f"Member churn rate governed definition v{version}",
-                     f"Governed metric member churn rate version {version}. {text}")
-    d.update(version=version, valid_from=valid_from, valid_to=valid_to,
-             supersedes=None if version == "1" else "metric.member_churn_rate.v1")
-    return d
+revision = functools.partial(metric_revision, "metric.member_churn_rate", "metric.fitness.member_churn_rate", "member churn rate")
 
 
 DOCS = [

@@ -11,18 +11,14 @@ its owner or its deprecation is answered for today."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
-from corpus_context import governed_doc, module_context
+from corpus_context import metric_revision, module_context
 
 from canon.ask.pipeline import ask
 
-
-def revision(version: str, valid_from: str, valid_to: str | None, text: str) -> dict:
-    d = governed_doc(f"metric.checkpoint_wait_time.v{version}", "metric.airport.checkpoint_wait_time",
-                     f"Checkpoint wait time governed definition v{version}", f"Governed metric. {text}")
-    d.update(version=version, valid_from=valid_from, valid_to=valid_to,
-             supersedes=None if version == "1" else "metric.checkpoint_wait_time.v1")
-    return d
+revision = functools.partial(metric_revision, "metric.checkpoint_wait_time", "metric.airport.checkpoint_wait_time", "checkpoint wait time")
 
 
 DOCS = [

@@ -15,9 +15,10 @@ index (HashingEmbedder), ask. The claim settlement rate changed on 2026-04-01.""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 import pytest
-from corpus_context import governed_doc, module_context
+from corpus_context import metric_revision, module_context
 
 from canon.ask.pipeline import ask
 from canon.ask.understanding.temporal import find_period, find_range, read_time
@@ -27,13 +28,7 @@ V1, V2 = "metric.claim_settlement_rate.v1", "metric.claim_settlement_rate.v2"
 TODAY = dt.date(2026, 12, 4)
 
 
-def revision(version: str, valid_from: str, valid_to: str | None, text: str) -> dict:
-    d = governed_doc(f"metric.claim_settlement_rate.v{version}", "metric.insurance.claim_settlement_rate",
-                     f"Claim settlement rate governed definition v{version}",
-                     f"Governed metric claim settlement rate version {version}. {text}")
-    d.update(version=version, valid_from=valid_from, valid_to=valid_to,
-             supersedes=None if version == "1" else "metric.claim_settlement_rate.v1")
-    return d
+revision = functools.partial(metric_revision, "metric.claim_settlement_rate", "metric.insurance.claim_settlement_rate", "claim settlement rate")
 
 
 DOCS = [

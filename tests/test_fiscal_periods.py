@@ -15,9 +15,10 @@ first day of Q2 FY2027."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 import pytest
-from corpus_context import governed_doc, module_context
+from corpus_context import metric_revision, module_context
 
 from canon.ask.context import ask_context
 from canon.ask.pipeline import ask
@@ -29,13 +30,7 @@ TODAY = dt.date(2026, 12, 4)            # in Q4 FY2027 (2026-11-01 to 2027-01-31
 RETAIL = FiscalCalendar(2, "end")
 
 
-def revision(version: str, valid_from: str, valid_to: str | None, text: str) -> dict:
-    d = governed_doc(f"metric.sell_through_rate.v{version}", "metric.retail.sell_through_rate",
-                     f"Sell-through rate governed definition v{version}",
-                     f"Governed metric sell-through rate version {version}. {text}")
-    d.update(version=version, valid_from=valid_from, valid_to=valid_to,
-             supersedes=None if version == "1" else "metric.sell_through_rate.v1")
-    return d
+revision = functools.partial(metric_revision, "metric.sell_through_rate", "metric.retail.sell_through_rate", "sell-through rate")
 
 
 DOCS = [

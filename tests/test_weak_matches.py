@@ -190,7 +190,7 @@ def test_only_prefixed_is_prefixed_over_every_pair_of_words():
     words before it ("ontime")."""
     import random
 
-    from canon.ask.understanding.match import _spelled_out, only_prefixed, prefixed
+    from canon.ask.understanding.match import _letter_spelled_before, only_prefixed, prefixed
 
     def reference(words, q_words):
         stems = {q.rstrip("s") for q in q_words}
@@ -199,7 +199,7 @@ def test_only_prefixed_is_prefixed_over_every_pair_of_words():
                 continue
             joins = {"".join(words[j:i + 1]).rstrip("s") for j in range(i)}
             if any(prefixed(w, q) and q.rstrip("s") not in joins
-                   and not _spelled_out(w.rstrip("s") or w, q.rstrip("s") or q, words[i - 1] if i else "",
+                   and not _letter_spelled_before(w.rstrip("s") or w, q.rstrip("s") or q, words[i - 1] if i else "",
                                         q_words[k - 1] if k else "")
                    for k, q in enumerate(q_words)):
                 return True

@@ -34,6 +34,8 @@ DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?,?\s+
 # "31-08-2026") or year first ("2026/08/31"). Not inside a longer run of digits and dots (a
 # version "1.2.2026.4", a path).
 NUMERIC = re.compile(r"(?<![\w./-])(?:\d{1,2}([/.-])\d{1,2}\1\d{4}|\d{4}([/.])\d{1,2}\2\d{1,2})(?![\w/-]|\.\d)")
+# Ordinal words of a quarter or a half ("the third quarter of 2026", "the first half of FY27").
+ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?\s+(\d{{4}})\b", re.I)
 
 

@@ -32,11 +32,14 @@ class FiscalCalendar:
             raise ValueError(f"a fiscal year is named by the year it ends or starts in ({', '.join(NAMED_BY)}), "
                              f"not {self.named_by!r}")
 
+    @property
+    def _ends_a_year_later(self) -> int:
+        """1 when a fiscal year's name is the calendar year after the one it starts in."""
+        return int(self.start_month != 1 and self.named_by == "end")
+
     def first_calendar_year(self, fiscal_year: int) -> int:
         """The calendar year fiscal year `fiscal_year` starts in."""
-        if self.start_month == 1 or self.named_by == "start":
-            return fiscal_year
-        return fiscal_year - 1
+        return fiscal_year - self._ends_a_year_later
 
     def year(self, fiscal_year: int) -> Period:
         start = dt.date(self.first_calendar_year(fiscal_year), self.start_month, 1)
@@ -52,7 +55,7 @@ class FiscalCalendar:
 
     def fiscal_year_of(self, day: dt.date) -> int:
         first = day.year if day.month >= self.start_month else day.year - 1
-        return first if (self.start_month == 1 or self.named_by == "start") else first + 1
+        return first + self._ends_a_year_later
 
     def quarter_of(self, day: dt.date) -> tuple[int, int]:
         """(fiscal year, quarter 1 to 4) of a day."""

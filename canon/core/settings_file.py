@@ -13,6 +13,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from canon.core.bounded_yaml import load_bounded
+from canon.core.dates import MONTHS
+from canon.core.fiscal_calendar import NAMED_BY
 
 # A configuration file is a few dozen lines; anything this large is not one.
 MAX_CONFIG_BYTES = 1_000_000
@@ -62,10 +64,6 @@ class ReleaseGateKeys(_Keys):
         return [{"file": x} if isinstance(x, str) else x for x in v] if isinstance(v, list) else v
 
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
-
-
 class CalendarKeys(_Keys):
     # The month the fiscal year starts: 1 to 12 or its English name ("July", "jul").
     fiscal_year_start: int | str
@@ -78,15 +76,15 @@ class CalendarKeys(_Keys):
             if not 1 <= v <= 12:
                 raise ValueError(f"{v} is no month: write 1 to 12 or a month's name")
             return v
-        named = [i for i, m in enumerate(_MONTHS, start=1) if len(v.strip()) >= 3 and m.startswith(v.strip().lower())]
+        named = {i for m, i in MONTHS.items() if len(v.strip()) >= 3 and m.startswith(v.strip().lower())}
         if len(named) != 1:
             raise ValueError(f"{v!r} is no month: write 1 to 12 or a month's name")
-        return named[0]
+        return named.pop()
 
     @field_validator("fiscal_year_named_by", mode="after")
     @classmethod
     def _named_by(cls, v: str) -> str:
-        if v not in ("end", "start"):
+        if v not in NAMED_BY:
             raise ValueError(f"{v!r}: write end (FY2027 ends in 2027) or start (FY2027 starts in 2027)")
         return v
 

@@ -16,9 +16,9 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from canon.core.dates import ORDINALS as _ORD
 from canon.core.fiscal_calendar import FiscalCalendar, Period
 
-_ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORD_RX = "|".join(_ORD)
 # "FY2027", "FY 27", "FY'27", "FY-2027", "fiscal 2027", "fiscal year 2027", "fiscal-year 2027"; a
 # split year after it ("FY2026/27", "fiscal year 2026-27") names the fiscal year running across both.
@@ -56,6 +56,11 @@ class FiscalRef:
     period: Period | None      # None: no calendar, or one the phrase cannot be read in
     label: str                 # "FY2027", "Q3 FY2027" (the phrase as written when unknown)
     problem: str = ""          # why `period` is None
+
+    @property
+    def unknown(self) -> str:
+        """What is asked back when `period` is None: "FY2027: no fiscal calendar is configured"."""
+        return f"{self.phrase}: {self.problem}"
 
 
 def _full_year(digits: str) -> int:

@@ -377,7 +377,7 @@ def only_prefixed(words: tuple[str, ...], q_words: tuple[str, ...]) -> bool:
         if len(w) < 3 or ws in present:
             continue
         hits = [k for k, qs in enumerate(q_stems) if (_in_front(ws, qs) or _in_front(qs, ws))
-                and not _spelled_out(ws, qs, words[i - 1] if i else "", q_words[k - 1] if k else "")]
+                and not _letter_spelled_before(ws, qs, words[i - 1] if i else "", q_words[k - 1] if k else "")]
         if hits:
             joins = {"".join(words[j:i + 1]).rstrip("s") for j in range(i)}
             if any(q_stems[k] not in joins for k in hits):
@@ -385,7 +385,7 @@ def only_prefixed(words: tuple[str, ...], q_words: tuple[str, ...]) -> bool:
     return False
 
 
-def _spelled_out(a: str, b: str, before_a: str, before_b: str) -> bool:
+def _letter_spelled_before(a: str, b: str, before_a: str, before_b: str) -> bool:
     """The one letter one word has in front of the other starts the word before the other:
     "customer sat" and "csat", "employee nps" and "enps" write one name two ways."""
     if len(a) == len(b) + 1:

@@ -21,7 +21,7 @@ from dateutil.relativedelta import relativedelta
 
 from canon.ask.understanding.fiscal_periods import FiscalRef, find_fiscal
 from canon.ask.understanding.match import normalize
-from canon.core.dates import MONTH_NAMES, MONTHS, AmbiguousDate, date_spans
+from canon.core.dates import MONTH_NAMES, MONTHS, ORDINALS, AmbiguousDate, date_spans
 from canon.core.errors import CanonInputError
 from canon.core.fiscal_calendar import FiscalCalendar
 
@@ -176,7 +176,7 @@ def _relative(m: re.Match, clock: dt.date) -> tuple[Period, str]:
 
 # ---------------------------------------------------------------- periods
 
-_ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_ORD = ORDINALS
 _ORD_RX = "|".join(_ORD)
 _Y = r"(\d{4})"
 _PERIODS = [
@@ -250,12 +250,19 @@ def find_period(text: str, *, source: str = "question") -> tuple[Period | None, 
     except (ValueError, OverflowError):
         raise CanonInputError(source, f"{m[0]!r} is outside the dates Canon can report on "
                                       "(years 1 to 9999, a whole period)") from None
-    relation = relation_before(text, m.start())
+    return _placed(text, m.start(), m.end(), period, label)
+
+
+def _placed(text: str, start: int, end: int, period: Period, label: str) -> tuple[Period | None, str, dt.date | None]:
+    """The period `text[start:end]` names as the text places it: a relation to it is the day
+    beside it ("before April 2026"), its edge a day ("end of June 2026") → (None, label, day);
+    else (period, label, None)."""
+    relation = relation_before(text, start)
     if relation == "before":
         return None, f"before {label}", period[0] - dt.timedelta(days=1)
     if relation == "after":
         return None, f"after {label}", period[1]
-    edge = _edge(text, m.start(), m.end(), period, label)
+    edge = _edge(text, start, end, period, label)
     if edge is not None:
         return None, edge[1], edge[0]
     return period, label, None
@@ -610,7 +617,7 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
             # "The end of last fiscal year" is a day; "last fiscal year" a period, read here with
             # `as_of` (the clock it counts from) and below without.
             if counted.period is None:
-                return TimeRefs(fiscal_unknown=f"{counted.phrase}: {counted.problem}")
+                return TimeRefs(fiscal_unknown=counted.unknown)
             edge = _edge(blanked, counted.start, counted.end, counted.period, counted.label)
             if edge is not None:
                 return TimeRefs(day=edge[0], period_label=edge[1])
@@ -635,8 +642,12 @@ def read_time(question: str, stripped: str, as_of: dt.date | None, today: dt.dat
                             period_label=f"{relation} {day.isoformat()}")
         return TimeRefs(day=day)
     if fiscal:
-        return _fiscal_time(blanked, next((f for f in fiscal if not f.relative), fiscal[0]))
-    period, label, edge = find_period(blanked)
+        named = next((f for f in fiscal if not f.relative), fiscal[0])
+        if named.period is None:
+            return TimeRefs(fiscal_unknown=named.unknown)
+        period, label, edge = _placed(blanked, named.start, named.end, named.period, named.label)
+    else:
+        period, label, edge = find_period(blanked)
     if edge is not None:
         return TimeRefs(day=edge, period_label=label)
     if period is None:
@@ -664,25 +675,10 @@ def _fiscal_periods(fiscal: list[FiscalRef]) -> list[tuple[Period, str]] | str:
         return []
     unknown = next((f for f in named if f.period is None), None)
     if unknown is not None:
-        return f"{unknown.phrase}: {unknown.problem}"
+        return unknown.unknown
     out: list[tuple[Period, str]] = []
     for f in named:
         if all(f.period != o[0] for o in out):
             out.append((f.period, f.label))
     return out if len(out) >= 2 else []
 
-
-def _fiscal_time(blanked: str, f: FiscalRef) -> TimeRefs:
-    """A fiscal period read as a calendar one is (`find_period`): a relation to it is the day
-    beside it, its edge a day, else the period itself."""
-    if f.period is None:
-        return TimeRefs(fiscal_unknown=f"{f.phrase}: {f.problem}")
-    relation = relation_before(blanked, f.start)
-    if relation == "before":
-        return TimeRefs(day=f.period[0] - dt.timedelta(days=1), period_label=f"before {f.label}")
-    if relation == "after":
-        return TimeRefs(day=f.period[1], period_label=f"after {f.label}")
-    edge = _edge(blanked, f.start, f.end, f.period, f.label)
-    if edge is not None:
-        return TimeRefs(day=edge[0], period_label=edge[1])
-    return TimeRefs(period=f.period, period_label=f.label)
