@@ -87,11 +87,35 @@ def _ref_slot(toks, covered):
     return Coverage(True, [], [])
 
 
+def _ref_joined(question, toks, names):
+    """Words of a hyphenated compound other than one of time, and a particle written where a
+    name has another between the same two words."""
+    out, k = set(), 0
+    for piece in question.lower().split():
+        n = len(cov_mod._WORD.findall(piece))
+        for part in piece.strip(".,?!;:()\"").split("/"):
+            words = part.split("-")
+            if len(words) > 1 and all(w.isalnum() for w in words) and not any(
+                    w in cov_mod._TIME_COMPOUND_WORDS or w.isdigit() for w in words):
+                start = k + cov_mod._WORD.findall(piece).index(words[0])
+                out |= set(range(start, start + len(words)))
+        k += n
+    for name in names:
+        nw = name.split()
+        for m in range(1, len(nw) - 1):
+            for j in range(1, len(toks) - 1):
+                if (nw[m] in cov_mod._PARTICLES and toks[j] in cov_mod._PARTICLES and toks[j] != nw[m]
+                        and _same_word(toks[j - 1], nw[m - 1]) and _same_word(toks[j + 1], nw[m + 1])):
+                    out.add(j)
+    return out
+
+
 def reference_coverage(question, names, extra_words=frozenset()):
     vocab = {w for n in names for w in n.split()} | set(extra_words) | _ref_initialisms(names)
     cores = [[w for w in n.split() if w not in _STOP] for n in names]
     toks = [w.lower() for w in cov_mod._WORD.findall(question)]
-    hit = [not _ref_ends_phrase(toks, k) or t in vocab for k, t in enumerate(toks)]
+    joined = _ref_joined(question, toks, names)
+    hit = [not _ref_ends_phrase(toks, k) or t in vocab or k in joined for k, t in enumerate(toks)]
     covered = [any(_ref_same(t, v) for v in vocab) if h else False for t, h in zip(toks, hit)]
     # an English word spelling an initialism of the names is a word (`initialism_words`)
     initials = _ref_initialisms(names) - {w for n in names for w in n.split()} - set(extra_words)
@@ -126,7 +150,7 @@ def reference_coverage(question, names, extra_words=frozenset()):
     if not any(spelled[lo:hi + 1]):
         return _ref_slot(toks, spelled)   # a word of the same measure alone names nothing
     phrase = toks[lo:hi + 1]
-    uncovered = [toks[i] for i in range(lo, hi + 1) if hit[i] and not covered[i] and toks[i] not in _STOP]
+    uncovered = [toks[i] for i in range(lo, hi + 1) if hit[i] and not covered[i] and (toks[i] not in _STOP or i in joined)]
     return Coverage(not uncovered, phrase, uncovered)
 
 

@@ -124,6 +124,51 @@ def _words(question: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(question.lower()))
 
 
+# Adverb particles that make a verb into another name ("opt in" / "opt out", "check in" / "check
+# out"): one written where a name has another is another thing, hyphen or none.
+_PARTICLES = frozenset({"in", "out", "up", "down", "on", "off", "over", "back", "through", "away"})
+
+
+def _particle_swaps(toks: tuple[str, ...], names: Iterable[str]) -> set[int]:
+    """Positions of a particle the question writes between two words a name has around another
+    particle ("opt <in> rate" beside "opt out rate")."""
+    out = set()
+    for name in names:
+        nw = name.split()
+        for m in range(1, len(nw) - 1):
+            if nw[m] not in _PARTICLES:
+                continue
+            for k in range(1, len(toks) - 1):
+                if (toks[k] in _PARTICLES and toks[k] != nw[m] and _same_word(toks[k - 1], nw[m - 1])
+                        and _same_word(toks[k + 1], nw[m + 1])):
+                    out.add(k)
+    return out
+
+
+# Words that make a hyphenated compound a phrase of time ("year-to-date", "month-over-month",
+# "end-of-day", "as-of", "up-to-date"), never part of what is measured.
+_TIME_COMPOUND_WORDS = frozenset({"day", "days", "week", "weeks", "month", "months", "quarter", "quarters", "year",
+                                  "years", "date", "fortnight", "as", "time"})
+_COMPOUND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
+
+
+@lru_cache(maxsize=256)
+def hyphen_joined(question: str) -> frozenset[int]:
+    """Positions (in `_words`) of the words of a hyphenated compound ("no-show", "opt-in",
+    "check-in"), other than a compound of time: written with a hyphen, a grammar word is part of a
+    name ("opt-in rate" is no "opt rate"), so it does not end the object phrase."""
+    text = question.lower()
+    starts = {m.start(): i for i, m in enumerate(_WORD.finditer(text))}
+    out: set[int] = set()
+    for m in _COMPOUND.finditer(text):
+        parts = m.group().split("-")
+        first = starts.get(m.start())
+        if first is None or any(p in _TIME_COMPOUND_WORDS or p.isdigit() for p in parts):
+            continue
+        out.update(range(first, first + len(parts)))
+    return frozenset(out)
+
+
 def stated_synonyms(text: str) -> frozenset[str]:
     """Names a governed text states for its object ("…, also called unit delivery cost, is…")."""
     return stated_names(text)
@@ -355,10 +400,12 @@ def _alike(a: str, b: str) -> bool:
 def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = frozenset()) -> Coverage:
     """The object phrase of `question` measured against an object's `names` (normalized,
     as in the catalog) and `extra_words` (its domain, say)."""
-    ns = name_set(frozenset(names), frozenset(extra_words))
+    names = frozenset(names)
+    ns = name_set(names, frozenset(extra_words))
     vocab, cores = ns.vocab, ns.cores
     toks = _words(question)
-    hit = [not _ends_phrase(toks, k) or t in vocab for k, t in enumerate(toks)]
+    joined = hyphen_joined(question) | _particle_swaps(toks, names)
+    hit = [not _ends_phrase(toks, k) or t in vocab or k in joined for k, t in enumerate(toks)]
     covered = [ns.vocab_words.has(t) if h else False for t, h in zip(toks, hit)]
     if ns.initials and ns.initials.intersection(toks):
         # An English word spelling an initialism ("is the <far> rate defined?") is a word.
@@ -398,7 +445,8 @@ def coverage(question: str, names: Iterable[str], extra_words: Iterable[str] = f
         # proportion of monthly active accounts that …" is a description).
         return _slot_phrase(toks, [c and ns.vocab_words.has_spelled(t) for t, c in zip(toks, covered)])
     phrase = list(toks[lo:hi + 1])
-    uncovered = [toks[i] for i in range(lo, hi + 1) if hit[i] and not covered[i] and toks[i] not in _STOP]
+    uncovered = [toks[i] for i in range(lo, hi + 1)
+                 if hit[i] and not covered[i] and (toks[i] not in _STOP or i in joined)]
     return Coverage(not uncovered, phrase, uncovered)
 
 
@@ -789,7 +837,9 @@ def content_words(question: str) -> list[str]:
     counts them: not grammar, a date, a word saying what is asked, or a lineage clause's."""
     toks = _words(question)
     clause = _asking_clause(toks)
-    return list(dict.fromkeys(t for k, t in enumerate(toks) if k not in clause and not _is_boundary(t)))
+    joined = hyphen_joined(question)
+    return list(dict.fromkeys(t for k, t in enumerate(toks)
+                              if k not in clause and (k in joined or not _is_boundary(t))))
 
 
 def _uses_or_initials(words: TextWords, t: str, initials: frozenset[str], text: str) -> bool:
