@@ -1606,6 +1606,10 @@ def _aside(ctx, governed: list[Document], covs: dict, described_as: str, set_asi
     rest = f" {normalize(described_as)} "
     for name in sorted(set_aside, key=len, reverse=True):
         rest = rest.replace(f" {name} ", " , ")
+    if len(content_words(rest)) < 2:
+        # One word beside the names set aside ("network availability per <region>") describes
+        # nothing: a text that mentions the measure and the word is no object of the question.
+        return {d.object_id for d in governed}
     out = set()
     for d in governed:
         if _within_names(covs[d.object_id].phrase, set_aside) or not describes(

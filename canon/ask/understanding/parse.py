@@ -14,6 +14,7 @@ from canon.ask.understanding import temporal
 from canon.ask.understanding.coverage import _is_boundary
 from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_objects, normalize
 from canon.ask.understanding.named_sources import NamedSource, extract_named_sources, outside_claims
+from canon.ask.understanding.qualifiers import breakdown
 from canon.core.dates import find_date
 from canon.core.errors import CanonInputError
 from canon.core.fiscal_calendar import FiscalCalendar
@@ -305,6 +306,10 @@ def _intents_of(question: str, names: Iterable[str] = ()) -> set[str]:
         _WHICH_METRIC.search(q) or _RULE_NUMBER.search(q))
     if "value" in found and asks_definition:
         found.discard("value")
+    if not found and not asks_definition and names and breakdown(question, names):
+        # "ARPU by region for September 2026", "collection volume for each tanker": a definition
+        # has no members of a dimension; values do.
+        found.add("value")
     modifiers_describe = (asks_definition or any(f" {w} " in q for w in METHOD_WORDS)
                           or _modifiers_before_nouns(q) or _LOADED_FROM.search(q))
     if "freshness" in found and modifiers_describe and not any(
