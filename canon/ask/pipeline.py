@@ -38,6 +38,7 @@ from canon.ask.understanding.counted_condition import counts_within, unstated_co
 from canon.ask.understanding.coverage import (
     AGGREGATES,
     BOUNDARY,
+    MEASURE_HEADS,
     MEASURE_NOUNS,
     aggregate_beside_name_words,
     asking_part,
@@ -1377,7 +1378,8 @@ def _related(ctx, doc: Document, concept_id: str) -> bool:
     entry = ctx.catalog[doc.object_id]
     if entry.names & concept.names:
         return True
-    concept_words = {w for n in concept.names for w in n.split() if len(w) >= 3} - {"metric", "model"}
+    # A measure's head noun ("rate") is no topic: the attach rate is not about the dropped call rate.
+    concept_words = {w for n in concept.names for w in n.split() if len(w) >= 3} - {"metric", "model"} - MEASURE_HEADS
     doc_words = {w for n in entry.names for w in n.split()}
     if entry.domain and entry.domain == concept.domain and concept_words & doc_words:
         return True
@@ -1437,7 +1439,8 @@ def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Docu
     beside the authoritative one, whatever its similarity score. A noun naming the
     primary's own kind ("what does the memo say") is the subject, not a conflict.
     Among the documents of the named kind and status, the one whose title carries the
-    phrase's words wins, then one about the primary's concept, then one of its domain."""
+    phrase's words wins, then a revision of the primary's own object, then one about its concept,
+    then one of its domain."""
     found: list[Document] = []
     domain = ctx.catalog[primary.object_id].domain
     for ns in p.named_sources:
@@ -1455,6 +1458,10 @@ def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Docu
         # The document noun itself in a title ("the old <glossary>" of "Visitor metrics glossary"):
         # the phrase names that document as its describing words would.
         titled = {d.doc_id for d in pool if ns.noun in _own_words(d.title, d.object_id, d.doc_id, d.version)}
+        if ns.statuses and not ns.kinds:
+            # A revision named by its status alone ("like the draft does", "the proposal") is a
+            # revision of the object asked about: another metric's "(draft)" title is not it.
+            titled &= about
         # A noun of no kind ("the BI tooltip says") names a document only where one bears it out
         # by its title or its text; being about the concept is not enough to stand in for it.
         related = [d for d in pool if hits[d.doc_id] or says[d.doc_id] >= _CLAIM_WORDS_SAID
@@ -1478,7 +1485,7 @@ def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Docu
         # Stable: the order above breaks what the title, the concept, the claim and the domain leave
         # tied. A title word counts twice a claim word; being about the concept, as one.
         related.sort(key=lambda d: (-(2 * hits.get(d.doc_id, 0) + (d.doc_id in about) + says[d.doc_id]
-                                      + (d.doc_id in titled)),
+                                      + (d.doc_id in titled) + 2 * (d.object_id == primary.object_id)),
                                     ctx.catalog[d.object_id].domain != domain))
         for d in related[:1]:
             if d not in found:

@@ -287,15 +287,15 @@ class NameSet:
 
 # Head nouns a measure is named without as often as with: "readmissions" for the readmission
 # rate, "on-time delivery" for the on-time delivery rate, "first response" for first response time.
-_DROPPED_HEADS = frozenset({"rate", "ratio", "time", "duration", "percentage", "score", "index", "length"})
+MEASURE_HEADS = frozenset({"rate", "ratio", "time", "duration", "percentage", "score", "index", "length"})
 
 
 def without_measure_head(names: Iterable[str]) -> set[str]:
-    """Each name less its measure head noun (`_DROPPED_HEADS`), when something is left."""
+    """Each name less its measure head noun (`MEASURE_HEADS`), when something is left."""
     out = set()
     for n in names:
         words = n.split()
-        if len(words) >= 2 and words[-1] in _DROPPED_HEADS:
+        if len(words) >= 2 and words[-1] in MEASURE_HEADS:
             out.add(" ".join(words[:-1]))
     return out
 
