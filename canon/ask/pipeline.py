@@ -97,6 +97,7 @@ from canon.ask.understanding.named_sources import (
 from canon.ask.understanding.parse import (
     METADATA_INTENTS,
     ParsedQuestion,
+    asks_definition,
     check_question,
     name_runs,
     parse_question,
@@ -574,7 +575,9 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         # No dbt graph for this model: its lineage is what governed documents declare, or nothing.
         return _declared_model_lineage(ctx, p, primary, view, evidence, claims, day, role, note)
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
-        answer, evidence, claims = _with_graph(ctx, p, primary, view, evidence, claims, day)
+        answer, evidence, claims, sources = _with_graph(ctx, p, primary, view, evidence, claims, day)
+        if p.intent == "lineage" and not sources and not asks_definition(p.text):
+            return _no_metric_lineage(primary, evidence, day, role)
     elif (about := compose.metadata_answer(primary, p.intents, day, claims)) is not None:
         answer, claims = note + about[0], about[1]
 
@@ -1310,7 +1313,31 @@ def _with_graph(ctx, p, primary, view: RoleView, evidence, claims, day):
             sources = sorted(n["relation_name"] or n["id"] for n in graph_nodes.sources())
     if not sources and lineage_doc is not None:
         sources = links.raw_sources_from_edges(links.lineage_edges_from_text(lineage_doc))
-    return compose.graph_answer(p.intent, primary, model, lineage_doc, sources, view.shown_ids, evidence, claims, day)
+    if not sources and model is not None and p.intent == "lineage":
+        # The metric's model may declare its own upstreams, or a lineage document may name it.
+        sources = declared_upstreams(model)
+        if not sources:
+            ctx.ensure_lineage_naming(f"{model.object_id}.v{model.version}")
+            lineage_doc = _lineage_naming(model, ctx.view(view.role), day)
+            if lineage_doc is not None:
+                sources = links.raw_sources_from_edges(links.lineage_edges_from_text(lineage_doc))
+    answer, evidence, claims = compose.graph_answer(p.intent, primary, model, lineage_doc, sources, view.shown_ids,
+                                                    evidence, claims, day)
+    return answer, evidence, claims, sources
+
+
+def _no_metric_lineage(primary: Document, evidence: list[Evidence], day, role: str) -> Response:
+    """A lineage question about a metric whose lineage nothing states: an abstention naming the
+    model it is built on, if any, never the definition in the lineage's place."""
+    model = next((e.doc_id for e in evidence if e.doc_id != primary.doc_id and e.use == "supporting"), None)
+    if model:
+        why = (f"{primary.doc_id} is built on {model}, but Canon has no dbt graph for either, no governed lineage "
+               f"document names either, and {model} declares no upstream tables")
+    else:
+        why = (f"Canon has no dbt graph for {primary.doc_id}, no governed lineage document for it and no model "
+               "of it")
+    return Response(action="abstain", role=role, as_of=day, reason="no_lineage", evidence=evidence,
+                    answer=f"{why}, so Canon does not say which tables feed it.")
 
 
 # Front-matter keys a model document declares its upstream tables under (docs/contracts.md,

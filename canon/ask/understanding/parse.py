@@ -187,8 +187,11 @@ INTENT_PATTERNS = {
     # a date, "from March", asks no lineage: neither shape matches it.)
     "lineage": (re.compile(r"^ where (?:does|do|did|is|are|was|were) (?:\S+ ){1,8}?from "),
                 re.compile(r" (?:gets?|getting|got|pulls?|pulling|pulled|reads?|reading|draws?|drawing|drawn|built|"
-                           r"builds?|building|sourced|sources?|fed|takes?|taken|loaded|ingested|extracted|"
-                           r"imported|copied|synced) (?:\S+ ){0,3}?from ")),
+                           r"builds?|building|sourced|sources?|fed|loaded|ingested|extracted|"
+                           r"imported|copied|synced) (?:\S+ ){0,3}?from "),
+                # "takes its rows from" takes data; "how long it takes from approval to offer" is a duration.
+                re.compile(r" (?:takes?|taken|taking) (?:its |their |the )?(?:data|rows|records|inputs?|numbers|"
+                           r"figures|events) from ")),
 }
 
 
@@ -289,6 +292,13 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
         if any(s.endswith("?") for s in sentences) and len(kept) < len(sentences):
             found -= METADATA_INTENTS - _intents_of(" ".join(kept), names)
     return found
+
+
+def asks_definition(question: str) -> bool:
+    """The question names the definition itself ("which definition applies …, and which source
+    supports it?"): whatever else it asks, the definition is an answer to it."""
+    q = f" {normalize(question)} "
+    return any(f" {w} " in q for w in DEFINITION_WORDS)
 
 
 def _intents_of(question: str, names: Iterable[str] = ()) -> set[str]:
