@@ -407,6 +407,11 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             return Response(action="deny", role=role, answer=DENY_TEXT, reason="not_authorized")
 
     concept, options, set_aside = _pick_concept(p, ctx, view, kinds_named)
+    subject = _subject_document(ctx, p, view)
+    if subject is not None and subject != concept:
+        # "What does the vat temperature runbook say about the somatic cell count?": the runbook
+        # is what is asked about, the metric only its topic.
+        concept, options = subject, []
     if concept is not None and _asks_for_a_metric(p, kinds_named) and ctx.catalog[concept].kinds == {"model_schema"}:
         concept = _metric_of_model_name(ctx, concept, p.text, view) or concept
         view = ctx.view(role)
@@ -1441,6 +1446,24 @@ def _claim_words(text: str, ns: NamedSource, leave_out: frozenset[str] | set[str
     source = set(_source_words(ns))
     return {w for w in normalize(text).split() if len(w) >= 3 and not w.isdigit() and w not in BOUNDARY
             and w not in leave_out and w not in source and w not in _ATTRIBUTION_WORDS}
+
+
+def _subject_document(ctx, p: ParsedQuestion, view: RoleView) -> str | None:
+    """The approved document of a governing kind (a runbook, a policy) that the question asks
+    about by its kind's noun and words of its title ("what does the vat temperature runbook say
+    about …?"): every describing word of the phrase in one object's titles. None when the phrase
+    has no describing word, names a status ("the old runbook": not an approved one) or fits
+    several objects."""
+    subject = [ns for ns in p.named_sources if ns.subject and ns.kinds and not ns.statuses]
+    if len(subject) != 1:
+        return None
+    ns = subject[0]
+    wanted = len([w for w in _source_words(ns) if w not in DOC_NOUNS and w != (ns.modifier or "")])
+    if not wanted:
+        return None
+    objects = {d.object_id for k in ns.kinds for d in view.by_kind.get(k, [])
+               if d.status == Status.approved and d.kind in CONCEPT_PRIORITY and _title_hits(ns, d) == wanted}
+    return objects.pop() if len(objects) == 1 else None
 
 
 def _title_hits(ns: NamedSource, doc: Document) -> int:
