@@ -74,6 +74,7 @@ _BREAKS = {
 _PASSERS = ("someone", "somebody", "a colleague", "my colleague", "my manager", "a teammate", "they", "we", "i")
 _PASSED = ("pasted", "sent", "shared", "posted", "forwarded", "wrote", "found", "linked", "dropped")
 _MAX_MODIFIERS = 5
+_PROPOSING_MODALS = ("would", "will", "could", "might", "may", "should")
 # Verbs of having seen a claim somewhere ("I read in the wiki that …").
 _PERCEIVED = ("read", "saw", "seen", "heard", "noticed", "found", "spotted")
 # Words that open a question (after "According to X," the user's own question may follow).
@@ -124,11 +125,16 @@ def _sentence_end(toks, i: int, commas: bool) -> int:
 
 def _phrase_start(toks, head: int) -> int:
     """The first token of the noun phrase whose head noun is at `head`."""
-    i = head
-    while i > 0 and head - i < _MAX_MODIFIERS:
+    i, pers = head, 0
+    while i > 0 and head - i - pers < _MAX_MODIFIERS:
         w = toks[i - 1][0]
-        if w in _SENTENCE_END or w in ",:" or w in _BREAKS:
+        # "per" inside a name ("the milk solids <per> cow v3 proposal"), between two of its words;
+        # not counted as a modifier
+        in_name = w == "per" and i >= 2 and toks[i][0] not in _DETERMINERS and _is_word(toks[i - 2][0]) \
+            and toks[i - 2][0] not in _BREAKS and toks[i - 2][0] not in _DETERMINERS
+        if w in _SENTENCE_END or w in ",:" or (w in _BREAKS and not in_name):
             break
+        pers += in_name
         i -= 1
         if w in _DETERMINERS:
             break
@@ -235,8 +241,9 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         after = toks[end + 1][0] if end + 1 < len(toks) else ""
         judged = (before[-1:] and before[-1] in _COPULAS and verb in JUDGEMENTS) or (
             verb in _COPULAS and after in JUDGEMENTS)
+        # "The v3 proposal <would divide> by cows calved": a modal and its verb state what it proposes.
         attributed = verb in ATTRIBUTION_VERBS or judged or described or (compared and verb in _AUXILIARIES) or (
-            _opens_clause(toks, start) and _finite_verb(verb))
+            _opens_clause(toks, start) and (_finite_verb(verb) or (verb in _PROPOSING_MODALS and _word_at(toks, end + 1))))
         if not (attributed or according or perceived or quoted):
             i = end
             continue
