@@ -786,12 +786,30 @@ def names_a_component(question: str, phrase: list[str]) -> bool:
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
+# What a question is for, set off before it by a comma ("For the milk quality <dashboard>, how is
+# SCC defined?"): the things it is read for, none of them what is measured.
+_SETTING_NOUNS = frozenset({"dashboard", "dashboards", "report", "reports", "reporting", "deck", "pack", "filing",
+                            "review", "audit", "presentation", "meeting", "slide", "slides", "submission", "analysis",
+                            "board", "newsletter", "scorecard"})
+_SETTING = re.compile(r"^\s*(?:for|in|on)\s+(?:the|our|my|this|that|a|an|next|today's|tomorrow's)\s+"
+                      r"(?P<words>[^,?.!]{0,60}?)\s*,\s*(?=\S)", re.IGNORECASE)
+
+
+def _without_setting(question: str) -> str:
+    """`question` less an opening "For the … dashboard," that says what it is asked for."""
+    m = _SETTING.match(question)
+    if m is None or not m.group("words").split() or m.group("words").lower().split()[-1] not in _SETTING_NOUNS:
+        return question
+    return question[m.end():]
+
+
 def asking_part(question: str) -> str:
     """The sentences of `question` that ask (end in "?"), when it has others before them that
     set a scene ("We're rebuilding the ops dashboard for October 2026. Which on-time delivery
     definition should we use?") and the asking ones have content words of their own: the scene's
     words ("rebuilding", "dashboard") are no description of the object asked about. The whole
     question otherwise ("We count parcels by the promised day. How is that defined?")."""
+    question = _without_setting(question)
     sentences = _SENTENCE_END.split(question.strip())
     if len(sentences) < 2:
         return question
