@@ -1293,7 +1293,11 @@ def _beside_sources(ctx, p: ParsedQuestion, view: RoleView, candidates: list[Obj
         return candidates
 
     def in_source(m: ObjectMatch) -> bool:
+        # A model's title is its name with grammar of its own ("dbt model schema <fct> screen
+        # occupancy v2"): the words that name what it holds are the ones to find in the source.
         words = [w for w in m.name.split() if w not in ("the", "a", "an", "of")]
+        if "model_schema" in m.kinds:
+            words = [w for w in words if w not in _STOP and w not in _LAYER_PREFIXES] or words
         return m.name != "distinctive words" and any(
             words and all(any(_same_word(w, s) for s in _source_words(ns)) for w in words) for ns in sources)
 
