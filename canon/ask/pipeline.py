@@ -98,6 +98,7 @@ from canon.ask.understanding.parse import (
     METADATA_INTENTS,
     ParsedQuestion,
     asks_definition,
+    asks_model_detail,
     check_question,
     name_runs,
     parse_question,
@@ -580,7 +581,11 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         # No dbt graph for this model: its lineage is what governed documents declare, or nothing.
         return _declared_model_lineage(ctx, p, primary, view, evidence, claims, day, role, note)
     if p.intent in ("lineage", "model") and primary.kind == "metric_definition":
-        answer, evidence, claims, sources = _with_graph(ctx, p, primary, view, evidence, claims, day)
+        # "Which X definition applies …, and which model supports it?": the definition is asked
+        # for, the model beside it; "the grain of the model behind X" asks for the model itself.
+        intent = "definition" if p.intent == "model" and asks_definition(p.text) and not asks_model_detail(
+            p.text) else p.intent
+        answer, evidence, claims, sources = _with_graph(ctx, p, intent, primary, view, evidence, claims, day)
         if p.intent == "lineage" and not sources and not asks_definition(p.text):
             return _no_metric_lineage(primary, evidence, day, role)
     elif (about := compose.metadata_answer(primary, p.intents, day, claims)) is not None:
@@ -1311,8 +1316,9 @@ def _beside_sources(ctx, p: ParsedQuestion, view: RoleView, candidates: list[Obj
                                       for d in ctx.by_object.get(m.object_id, []))]
 
 
-def _with_graph(ctx, p, primary, view: RoleView, evidence, claims, day):
-    """Model and lineage follow the graph: metric revision → model version → lineage."""
+def _with_graph(ctx, p, intent: str, primary, view: RoleView, evidence, claims, day):
+    """Model and lineage follow the graph: metric revision → model version → lineage. `intent`:
+    what is asked first ("model": the model is the primary evidence)."""
     model = links.linked(primary, view.kind_index("model_schema"), day, by_id=view.by_id)
     lineage_doc = links.linked(primary, view.kind_index("lineage"), day, by_id=view.by_id)
     sources: list[str] = []
@@ -1322,7 +1328,7 @@ def _with_graph(ctx, p, primary, view: RoleView, evidence, claims, day):
             sources = sorted(n["relation_name"] or n["id"] for n in graph_nodes.sources())
     if not sources and lineage_doc is not None:
         sources = links.raw_sources_from_edges(links.lineage_edges_from_text(lineage_doc))
-    if not sources and model is not None and p.intent == "lineage":
+    if not sources and model is not None and intent == "lineage":
         # The metric's model may declare its own upstreams, or a lineage document may name it.
         sources = declared_upstreams(model)
         if not sources:
@@ -1330,7 +1336,7 @@ def _with_graph(ctx, p, primary, view: RoleView, evidence, claims, day):
             lineage_doc = _lineage_naming(model, ctx.view(view.role), day)
             if lineage_doc is not None:
                 sources = links.raw_sources_from_edges(links.lineage_edges_from_text(lineage_doc))
-    answer, evidence, claims = compose.graph_answer(p.intent, primary, model, lineage_doc, sources, view.shown_ids,
+    answer, evidence, claims = compose.graph_answer(intent, primary, model, lineage_doc, sources, view.shown_ids,
                                                     evidence, claims, day)
     return answer, evidence, claims, sources
 

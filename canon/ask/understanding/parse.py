@@ -301,6 +301,16 @@ def asks_definition(question: str) -> bool:
     return any(f" {w} " in q for w in DEFINITION_WORDS)
 
 
+# What a model question asks of the model itself, beyond which model it is.
+_MODEL_DETAIL_WORDS = ("grain", "primary key", "column", "columns", "one row per", "fields", "field")
+
+
+def asks_model_detail(question: str) -> bool:
+    """The question asks for a model's grain, key or columns, not only which model it is."""
+    q = f" {normalize(question)} "
+    return any(f" {w} " in q for w in _MODEL_DETAIL_WORDS)
+
+
 def _intents_of(question: str, names: Iterable[str] = ()) -> set[str]:
     q = _without_names(f" {normalize(question)} ", names)
     found = set()
