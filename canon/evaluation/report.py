@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-RELEASE_GATE = {"action_accuracy": 1.0, "permission_leaks": 0, "wrong_version_rate": 0.0, "recall_at_3": 0.95}
+RELEASE_GATE = {"action_accuracy": 1.0, "permission_leaks": 0, "wrong_version_rate": 0.0, "recall_at_3": 0.95,
+                "wrong_primary_answers": 0}
 
 
 def gate_failures(summary: dict[str, Any]) -> list[str]:
@@ -15,6 +16,9 @@ def gate_failures(summary: dict[str, Any]) -> list[str]:
         out.append(f"{summary['permission_leaks']} permission leak(s)")
     if summary["wrong_version_rate"] > 0:
         out.append(f"wrong-version rate {summary['wrong_version_rate']} > 0")
+    if summary.get("wrong_primary_answers", 0) > 0:
+        out.append(f"{summary['wrong_primary_answers']} answer(s) from another object than the case's first gold "
+                   "document")
     if summary["recall_at_3"] < RELEASE_GATE["recall_at_3"]:
         out.append(f"recall@3 {summary['recall_at_3']} < 0.95")
     return out
@@ -23,7 +27,8 @@ def gate_failures(summary: dict[str, Any]) -> list[str]:
 def markdown_table(result: dict[str, Any]) -> str:
     s = result["summary"]
     lines = ["| metric | value |", "|---|---:|"]
-    for k in ("cases", "passed", "action_accuracy", "recall_at_3", "wrong_version_rate", "authority_precision",
+    for k in ("cases", "passed", "action_accuracy", "recall_at_3", "wrong_version_rate", "wrong_primary_answers",
+              "authority_precision",
               "conflict_coverage", "permission_leaks", "clarification_accuracy", "abstention_accuracy",
               "denial_accuracy", "latency_ms_p50", "latency_ms_p95"):
         lines.append(f"| {k} | {s.get(k)} |")

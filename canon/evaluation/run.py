@@ -68,13 +68,16 @@ def evaluate(corpus: Path, gold_path: Path, *, contract: Contract | None = None,
     return results
 
 
+ANSWERING = ("answer", "answer_conflict")
+
+
 def _run_cases(ctx, cases: list[GoldCase], docs: list[Document], policy) -> dict[str, Any]:
     for c in cases[:3]:  # warm-up (model, caches, index files)
         ask(ctx, c.question, c.role, c.as_of)
     by_id = {d.doc_id: d for d in docs}
     out_cases, latencies, steps = [], [], []
     correct = recall_sum = recall_n = 0
-    wrong_version = primaries = authoritative = 0
+    wrong_version = primaries = authoritative = wrong_primary = 0
     conflict_hit = conflict_n = leaks = 0
     per_action: dict[str, list[int]] = {}
     for c in cases:
@@ -104,6 +107,12 @@ def _run_cases(ctx, cases: list[GoldCase], docs: list[Document], policy) -> dict
             authoritative += governed or (d is not None and d.status == Status.observed)
             if resp.action in ("answer", "answer_conflict") and (not governed or (day and not d.in_effect(day))):
                 wrong_version += 1
+        # The first gold document of a case expecting an answer is the one to answer from: an
+        # answer whose primary evidence is another object's answers from a non-matching object.
+        primary_ok = True
+        if c.gold_docs and c.expected_action in ANSWERING and resp.action in ANSWERING:
+            primary_ok = c.gold_docs[0] in {e.doc_id for e in resp.evidence if e.use == "primary"}
+            wrong_primary += not primary_ok
         if c.expected_action == "answer_conflict":
             conflict_n += 1
             named = set(c.gold_docs) - {e.doc_id for e in resp.evidence if e.use == "primary"}
@@ -112,7 +121,8 @@ def _run_cases(ctx, cases: list[GoldCase], docs: list[Document], policy) -> dict
         case_leaks = leaks_of(json.dumps(data), invisible)
         leaks += len(case_leaks)
         out_cases.append({"id": c.id, "expected_action": c.expected_action, "gold_docs": c.gold_docs,
-                          "passed": ok and (not c.gold_docs or recall(top3, c.gold_docs) == 1.0) and not case_leaks,
+                          "passed": ok and (not c.gold_docs or recall(top3, c.gold_docs) == 1.0) and not case_leaks
+                          and primary_ok,
                           "latency_ms": round(latencies[-1], 2), "response": data})
     answered = sum(1 for c in out_cases if c["response"]["action"] in ("answer", "answer_conflict"))
     lat = sorted(latencies)
@@ -123,6 +133,7 @@ def _run_cases(ctx, cases: list[GoldCase], docs: list[Document], policy) -> dict
         "recall_at_3": round(recall_sum / recall_n, 4) if recall_n else 1.0,
         "recall_cases": recall_n,
         "wrong_version_rate": round(wrong_version / answered, 4) if answered else 0.0,
+        "wrong_primary_answers": wrong_primary,
         "authority_precision": round(authoritative / primaries, 4) if primaries else 1.0,
         "conflict_coverage": round(conflict_hit / conflict_n, 4) if conflict_n else 1.0,
         "permission_leaks": leaks,
