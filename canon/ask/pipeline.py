@@ -806,7 +806,7 @@ def _named_snapshot(ctx, p: ParsedQuestion, view: RoleView) -> tuple[str | None,
     found = [m for m in p.matches if m.kinds == {"freshness_snapshot"} and m.object_id in view.shown_objects
              and _names(ctx, m.object_id, p.text, view.role)]
     if not found:
-        return None, []
+        return _snapshot_of_domain(ctx, p, view), []
     best = max(m.score for m in found)
     top = [m for m in found if m.score >= best - 0.5]
     longest = max(len(m.name) for m in top)
@@ -815,6 +815,15 @@ def _named_snapshot(ctx, p: ParsedQuestion, view: RoleView) -> tuple[str | None,
         return top[0].object_id, []
     return None, [{"object_id": m.object_id, "domain": m.domain, "title": view.shown_objects[m.object_id].title}
                   for m in top]
+
+
+def _snapshot_of_domain(ctx, p: ParsedQuestion, view: RoleView) -> str | None:
+    """The one snapshot family of the domain a freshness question names with nothing else of
+    it ("show me the 5am dairy freshness snapshot"): the domain's name, no family's own words."""
+    words = set(normalize(p.text).split())
+    families = {oid for oid in view.shown_objects if ctx.catalog[oid].kinds == {"freshness_snapshot"}
+                and ctx.catalog[oid].domain and ctx.catalog[oid].domain in words}
+    return families.pop() if len(families) == 1 else None
 
 
 def _goes_on_to_measure(cov) -> bool:
