@@ -68,6 +68,8 @@ def test_a_text_mentioning_the_name_and_the_noun_is_not_the_answer(ctx, question
     ("How is visitor count by site defined?", "museum.visitor_count.v1"),
     # the runbook named as what the question asks about
     ("What does the gallery crowding runbook say?", "museum.runbook.gallery_crowding"),
+    # "divide X by Y" names a divisor, not a dimension
+    ("Should we divide ticket yield by gallery count for 2026-09-01?", "museum.ticket_yield.v1"),
 ])
 def test_definitions_and_the_runbook_are_still_answered(ctx, question, doc_id):
     r = ask(ctx, question, "analyst")
@@ -79,5 +81,6 @@ def test_breakdown_intent():
     assert "value" in detect_intents("visitor count for each site", ["visitor count"])
     assert "value" not in detect_intents("How is visitor count by site defined?", ["visitor count"])
     assert "value" not in detect_intents("Which tables feed visitor count by site?", ["visitor count"])
+    assert "value" not in detect_intents("Should we divide ticket yield by gallery count?", ["ticket yield"])
     # "by" after a participle names an agent, not a dimension
     assert "value" not in detect_intents("visitor count reported by finance", ["visitor count"])

@@ -141,6 +141,9 @@ def ratio_stated(words: list[str], names: Iterable[str], text: str) -> bool:
 
 
 _AFTER_PARTICIPLE = re.compile(r"(?:ed|en)$")
+_DIVIDING_VERBS = frozenset({"divide", "divides", "divided", "dividing", "multiply", "multiplies", "multiplied",
+                             "multiplying", "weight", "weights", "weighted", "weighting", "normalise", "normalize",
+                             "normalised", "normalized"})
 
 
 def breakdown(question: str, names: Iterable[str]) -> list[str]:
@@ -153,6 +156,8 @@ def breakdown(question: str, names: Iterable[str]) -> list[str]:
     end = name_end(tuple(toks), names)
     for k, t in enumerate(toks):
         if t == "by" and k > 0:
+            if any(w in _DIVIDING_VERBS for w in toks[:k]):
+                continue   # "divide milk solids per cow <by> cows calved": a divisor, not a dimension
             prev = toks[k - 1]
             after_name = end is not None and k == end
             if not (after_name or prev in _BREAK_VERBS or _is_period_word(prev)):
