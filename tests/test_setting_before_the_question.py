@@ -5,7 +5,8 @@ The opening clause's words ("production", "dashboard") are no description of the
 one, they made a question that names its object only in part (the initialism of part of the
 title) abstain. A clause whose last word says what the question is for (a dashboard, a report, a
 deck, a review) is left out of the description (canon/ask/understanding/coverage.py,
-`asking_part`, `_without_setting`)."""
+`asking_part`, `_without_setting`). A question of pronouns ("How is it defined?") asks about the
+sentence just before it, not the scene before that."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ ctx = module_context("roastery", DOCS)
     "For the production dashboard, how is GCS defined?",
     "For our monthly roasting report, how is GCS defined?",
     "In the Q3 board deck, how is GCS defined?",
+    # a question of pronouns asks about the sentence just before it, not the scene before that
+    "I'm building the monthly production report. I need the GCS. How is it defined?",
 ])
 def test_the_setting_is_no_description(ctx, question):
     r = ask(ctx, question, "analyst")
@@ -47,3 +50,8 @@ def test_an_opening_clause_that_is_no_setting_stays():
     q = "For the wholesale orders, what share ships in full?"
     assert asking_part(q) == q
     assert asking_part("For the production dashboard, how is GCS defined?") == "how is GCS defined?"
+    assert asking_part("I'm building the production report. I need the GCS. How is it defined?") == (
+        "I need the GCS. How is it defined?")
+    # one sentence before the question: it is the antecedent, and the whole question is read
+    q = "We weigh green coffee before and after roasting. How is that defined?"
+    assert asking_part(q) == q

@@ -820,7 +820,10 @@ def asking_part(question: str) -> str:
     toks = _words(text)
     clause = _asking_clause(toks)
     if not any(k not in clause and not _is_boundary(t) for k, t in enumerate(toks)):
-        return question
+        # "I'm preparing the milk quality report. I need the SCC. How is it defined?": a question
+        # of pronouns asks about the sentence just before it, not the scene before that.
+        first = next(i for i, s in enumerate(sentences) if s.rstrip().endswith("?"))
+        return " ".join(sentences[max(0, first - 1):]) if first >= 2 else question
     return text
 
 
