@@ -4,8 +4,9 @@ department.
 The approved runbook the question names by its kind and words of its title is what it
 asks about; the metric it names is only the topic. Before, the metric's whole name won: the
 runbook became "conflict" evidence beside the metric's definition, or the question was asked
-back for a date because the metric's definition changed (canon/ask/pipeline.py,
-`_subject_document`)."""
+back for a date because the metric's definition changed. "According to the runbook, what …?"
+asks what the runbook says too; "according to the runbook, <a claim>. Right?" weighs the claim
+against the metric (canon/ask/pipeline.py, `_subject_document`, `_asked_according_to`)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,10 @@ ctx = module_context("parks", DOCS)
     ("What does the closure runbook say about the playground defect rate?", RUNBOOK),
     ("What does the playground inspection runbook say?", RUNBOOK),
     ("What does the irrigation fault playbook say about canopy cover?", "runbook.parks.irrigation"),
+    # "according to" the runbook, then the user's own question: what the runbook says is asked
+    ("According to the playground inspection runbook, what happens when the playground defect rate is above "
+     "10 percent?", RUNBOOK),
+    ("According to the closure runbook, above what playground defect rate do we close play items?", RUNBOOK),
 ])
 def test_the_named_runbook_is_the_answer(ctx, question, doc_id):
     r = ask(ctx, question, "analyst")
@@ -59,6 +64,12 @@ def test_a_runbook_no_title_fits_leaves_the_metric(ctx, question):
     r = ask(ctx, question, "analyst")
     assert r.evidence and r.evidence[0].doc_id == "parks.playground_defect_rate.v2", (
         question, r.action, r.reason, [e.doc_id for e in r.evidence])
+
+
+def test_a_claim_according_to_the_runbook_is_weighed_against_the_metric(ctx):
+    r = ask(ctx, "According to the playground inspection runbook, the playground defect rate counts every "
+                 "defect. Is that right for 2026-06-01?", "analyst")
+    assert r.evidence and r.evidence[0].doc_id == "parks.playground_defect_rate.v2", (r.action, r.evidence)
 
 
 def test_the_metric_alone_is_still_its_definition(ctx):
