@@ -86,3 +86,12 @@ def snapshot_doc(doc_id: str, object_id: str, title: str, observed: str, reading
             "status": "observed", "authority": 90, "version": observed, "valid_from": observed[:10],
             "valid_to": valid_to, "allowed_roles": ["analyst"], "supersedes": None,
             "content_hash": f"sha256:{doc_id}", "text": f"Observed at {observed}. {readings}"}
+
+
+def model_revision(domain: str, name: str, version: str, valid_from: str, valid_to: str | None, grain: str) -> dict:
+    """Revision `version` of the dbt model `name` of `domain`: doc_id "model.<name>.v<version>",
+    object "model.<domain>.<name>", titled "dbt model schema <name> v<version>", its text stating
+    its grain. Modules bind the first two with functools.partial."""
+    return governed_doc(f"model.{name}.v{version}", f"model.{domain}.{name}", f"dbt model schema {name} v{version}",
+                        f"dbt model model.{domain}.{name}.v{version}. Grain: {grain}", kind="model_schema",
+                        authority=90, version=version, valid_from=valid_from, valid_to=valid_to)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 import pytest
-from corpus_context import governed_doc, metric_revision, module_context
+from corpus_context import metric_revision, model_revision, module_context
 
 from canon.ask.pipeline import ask
 
@@ -19,10 +19,7 @@ revision = functools.partial(metric_revision, "brewery.brewhouse_efficiency", "m
                              "brewhouse efficiency")
 
 
-def _model(version: str, valid_from: str, valid_to: str | None) -> dict:
-    return governed_doc(f"model.fct_brews.v{version}", "model.brewery.fct_brews", f"dbt model schema fct_brews v{version}",
-                        f"dbt model model.brewery.fct_brews.v{version}. Grain: one row per brew. Primary key: brew_id.",
-                        kind="model_schema", authority=90, version=version, valid_from=valid_from, valid_to=valid_to)
+_model = functools.partial(model_revision, "brewery", "fct_brews")
 
 
 DOCS = [
@@ -30,8 +27,8 @@ DOCS = [
                                               "Supporting model is model.brewery.fct_brews.v1."),
     revision("2", "2026-07-01", None, "Extract in the fermenter divided by the malt's laboratory extract, dry basis. "
                                       "Supporting model is model.brewery.fct_brews.v2."),
-    _model("1", "2025-01-01", "2026-07-01"),
-    _model("2", "2026-07-01", None),
+    _model("1", "2025-01-01", "2026-07-01", "one row per brew. Primary key: brew_id."),
+    _model("2", "2026-07-01", None, "one row per brew. Primary key: brew_id."),
 ]
 
 ctx = module_context("brewery", DOCS)

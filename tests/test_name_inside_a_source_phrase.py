@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 
 import pytest
-from corpus_context import governed_doc, metric_revision, module_context
+from corpus_context import governed_doc, metric_revision, model_revision, module_context
 
 from canon.ask.pipeline import ask
 
@@ -22,12 +22,7 @@ OBJECT = "metric.cinema.screen_occupancy"
 revision = functools.partial(metric_revision, "cinema.screen_occupancy", OBJECT, "screen occupancy")
 
 
-def _model(version: str, valid_from: str, valid_to: str | None) -> dict:
-    d = governed_doc(f"model.fct_screen_occupancy.v{version}", "model.cinema.fct_screen_occupancy",
-                     f"dbt model schema fct_screen_occupancy v{version}",
-                     f"dbt model model.cinema.fct_screen_occupancy.v{version}. Grain: one row per screening.",
-                     kind="model_schema", authority=90, version=version, valid_from=valid_from, valid_to=valid_to)
-    return d
+_model = functools.partial(model_revision, "cinema", "fct_screen_occupancy")
 
 
 DOCS = [
@@ -39,8 +34,8 @@ DOCS = [
                  "DRAFT proposal, not approved. Screen occupancy version 3 would count complimentary tickets and "
                  "divide by seats sold.", status="draft", version="3", valid_from="2027-01-01", valid_to=None,
                  supersedes="cinema.screen_occupancy.v2"),
-    _model("1", "2025-01-01", "2026-06-01"),
-    _model("2", "2026-06-01", None),
+    _model("1", "2025-01-01", "2026-06-01", "one row per screening."),
+    _model("2", "2026-06-01", None, "one row per screening."),
 ]
 
 ctx = module_context("cinema", DOCS)

@@ -1482,8 +1482,8 @@ def _asked_according_to(question: str, ns: NamedSource) -> bool:
 
 
 def _subject_document(ctx, p: ParsedQuestion, view: RoleView) -> str | None:
-    """The approved document of a governing kind (a runbook, a policy) that the question asks
-    about by its kind's noun and words of its title ("what does the vat temperature runbook say
+    """The approved document of a governing kind (a runbook) that the question asks about by its
+    kind's noun and words of its title ("what does the vat temperature runbook say
     about …?"): every describing word of the phrase in one object's titles. None when the phrase
     has no describing word, names a status ("the old runbook": not an approved one) or fits
     several objects."""

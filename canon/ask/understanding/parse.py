@@ -322,15 +322,15 @@ def _intents_of(question: str, names: Iterable[str] = ()) -> set[str]:
             found.add(intent)
     # "What was the X definition in force on …" asks for a definition: a value word beside a
     # word naming the definition asks for no number.
-    asks_definition = any(f" {w} " in q for w in DEFINITION_WORDS + CRITERIA_WORDS) or bool(
+    definition_asked = any(f" {w} " in q for w in DEFINITION_WORDS + CRITERIA_WORDS) or bool(
         _WHICH_METRIC.search(q) or _RULE_NUMBER.search(q))
-    if "value" in found and asks_definition:
+    if "value" in found and definition_asked:
         found.discard("value")
-    if not found and not asks_definition and names and breakdown(question, names):
+    if not found and not definition_asked and names and breakdown(question, names):
         # "ARPU by region for September 2026", "collection volume for each tanker": a definition
         # has no members of a dimension; values do.
         found.add("value")
-    modifiers_describe = (asks_definition or any(f" {w} " in q for w in METHOD_WORDS)
+    modifiers_describe = (definition_asked or any(f" {w} " in q for w in METHOD_WORDS)
                           or _modifiers_before_nouns(q) or _LOADED_FROM.search(q))
     if "freshness" in found and modifiers_describe and not any(
             f" {w} " in q for w in INTENT_WORDS["freshness"] if w not in FRESHNESS_MODIFIERS) and not any(
