@@ -821,10 +821,27 @@ def _named_snapshot(ctx, p: ParsedQuestion, view: RoleView) -> tuple[str | None,
 def _snapshot_of_domain(ctx, p: ParsedQuestion, view: RoleView) -> str | None:
     """The one snapshot family of the domain a freshness question names with nothing else of
     it ("show me the 5am dairy freshness snapshot"): the domain's name, no family's own words."""
-    words = set(normalize(p.text).split())
-    families = {oid for oid in view.shown_objects if ctx.catalog[oid].kinds == {"freshness_snapshot"}
-                and ctx.catalog[oid].domain and ctx.catalog[oid].domain in words}
+    by_domain = _snapshot_families(ctx.catalog)
+    families = {oid for w in set(normalize(p.text).split()) for oid in by_domain.get(w, ())
+                if oid in view.shown_objects}
     return families.pop() if len(families) == 1 else None
+
+
+def _snapshot_families(catalog) -> dict[str, set[str]]:
+    """The catalog's snapshot families by domain (built once per catalog: a freshness question
+    over a large one would otherwise read every object)."""
+    cached = getattr(catalog, "_snapshots_by_domain", None)
+    if cached is not None and cached[0] == len(catalog):
+        return cached[1]
+    index: dict[str, set[str]] = {}
+    for oid, e in catalog.items():
+        if e.kinds == {"freshness_snapshot"} and e.domain:
+            index.setdefault(e.domain, set()).add(oid)
+    try:
+        catalog._snapshots_by_domain = (len(catalog), index)
+    except AttributeError:   # a plain dict: indexed per call
+        pass
+    return index
 
 
 def _goes_on_to_measure(cov) -> bool:
