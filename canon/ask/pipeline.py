@@ -687,18 +687,15 @@ def _others_named_in_part(ctx, m: ObjectMatch, phrase: list[str], question: str,
 
 def _objects_with_words(catalog, words: tuple[str, ...]) -> set[str]:
     """The catalog's objects whose names hold every one of `words` (an index built once per catalog)."""
-    cached = getattr(catalog, "_by_name_word", None)
-    index = cached[1] if cached is not None and cached[0] == len(catalog) else None
-    if index is None:   # built again when objects were added to the catalog since
-        index = {}
+    def build() -> dict[str, set[str]]:
+        index: dict[str, set[str]] = {}
         for oid, e in catalog.items():
             for n in e.names:
                 for w in n.split():
                     index.setdefault(w, set()).add(oid)
-        try:
-            catalog._by_name_word = (len(catalog), index)
-        except AttributeError:   # a plain dict: indexed per call
-            pass
+        return index
+
+    index = _catalog_index(catalog, "_by_name_word", build)
     sets = [index.get(w, set()) for w in words]
     return set.intersection(*sets) if sets else set()
 
@@ -830,16 +827,26 @@ def _snapshot_of_domain(ctx, p: ParsedQuestion, view: RoleView) -> str | None:
 def _snapshot_families(catalog) -> dict[str, set[str]]:
     """The catalog's snapshot families by domain (built once per catalog: a freshness question
     over a large one would otherwise read every object)."""
-    cached = getattr(catalog, "_snapshots_by_domain", None)
+    def build() -> dict[str, set[str]]:
+        index: dict[str, set[str]] = {}
+        for oid, e in catalog.items():
+            if e.kinds == {"freshness_snapshot"} and e.domain:
+                index.setdefault(e.domain, set()).add(oid)
+        return index
+
+    return _catalog_index(catalog, "_snapshots_by_domain", build)
+
+
+def _catalog_index(catalog, attr: str, build: Callable[[], dict]) -> dict:
+    """`build()`, kept on the catalog under `attr` until objects are added to it; a plain dict
+    (no attributes) is indexed per call."""
+    cached = getattr(catalog, attr, None)
     if cached is not None and cached[0] == len(catalog):
         return cached[1]
-    index: dict[str, set[str]] = {}
-    for oid, e in catalog.items():
-        if e.kinds == {"freshness_snapshot"} and e.domain:
-            index.setdefault(e.domain, set()).add(oid)
+    index = build()
     try:
-        catalog._snapshots_by_domain = (len(catalog), index)
-    except AttributeError:   # a plain dict: indexed per call
+        setattr(catalog, attr, (len(catalog), index))
+    except AttributeError:
         pass
     return index
 
