@@ -6,7 +6,7 @@ asks about; the metric it names is only the topic. Before, the metric's whole na
 runbook became "conflict" evidence beside the metric's definition, or the question was asked
 back for a date because the metric's definition changed. "According to the runbook, what …?"
 asks what the runbook says too; "according to the runbook, <a claim>. Right?" weighs the claim
-against the metric (canon/ask/pipeline.py, `_subject_document`, `_asked_according_to`)."""
+against the metric (canon/ask/pipeline.py, `_subject_document`; `NamedSource.asked`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from corpus_context import governed_doc, metric_revision, module_context
 
 from canon.ask.pipeline import ask
+from canon.ask.understanding.named_sources import extract_named_sources
 
 revision = functools.partial(metric_revision, "parks.playground_defect_rate", "metric.parks.playground_defect_rate",
                              "playground defect rate")
@@ -75,3 +76,10 @@ def test_a_claim_according_to_the_runbook_is_weighed_against_the_metric(ctx):
 def test_the_metric_alone_is_still_its_definition(ctx):
     r = ask(ctx, "How is the playground defect rate defined on 2026-06-01?", "analyst")
     assert r.action == "answer" and r.evidence[0].doc_id == "parks.playground_defect_rate.v2"
+
+
+def test_asked_according_to_is_the_sources_own_reading():
+    (asked,) = extract_named_sources("According to the closure runbook, above what rate do we close play items?")
+    assert asked.asked and not asked.subject
+    (claim,) = extract_named_sources("According to the closure runbook, every defect counts. Is that right?")
+    assert not claim.asked

@@ -22,7 +22,6 @@ best beside the steps that use them.
 """
 
 import datetime as dt
-import re
 import time
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -1492,27 +1491,13 @@ def _claim_words(text: str, ns: NamedSource, leave_out: frozenset[str] | set[str
             and w not in leave_out and w not in source and w not in _ATTRIBUTION_WORDS}
 
 
-_ACCORDING_THEN_ASKS = re.compile(
-    r"^\s*(?:according to|based on|going by|per)\s+(?P<phrase>[^,?]+?)\s*,\s*(?:[a-z]+\s+){0,2}?"
-    r"(?:how|what|which|when|who|whom|where|why|is|are|was|were|does|do|did|should|can|could|would|will|must)\b",
-    re.IGNORECASE)
-
-
-def _asked_according_to(question: str, ns: NamedSource) -> bool:
-    """"According to the IROPS runbook, below what completion factor do we …?": the user asks what
-    the source says, as "what does the IROPS runbook say about …" does (no claim of theirs)."""
-    m = _ACCORDING_THEN_ASKS.match(question)
-    return m is not None and ns.noun in normalize(m.group("phrase")).split()
-
-
 def _subject_document(ctx, p: ParsedQuestion, view: RoleView) -> str | None:
     """The approved document of a governing kind (a runbook) that the question asks about by its
     kind's noun and words of its title ("what does the vat temperature runbook say
     about …?"): every describing word of the phrase in one object's titles. None when the phrase
     has no describing word, names a status ("the old runbook": not an approved one) or fits
     several objects."""
-    subject = [ns for ns in p.named_sources if ns.kinds and not ns.statuses and (
-        ns.subject or _asked_according_to(p.text, ns))]
+    subject = [ns for ns in p.named_sources if ns.kinds and not ns.statuses and (ns.subject or ns.asked)]
     if len(subject) != 1:
         return None
     ns = subject[0]

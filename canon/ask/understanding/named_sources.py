@@ -99,6 +99,9 @@ class NamedSource:
     span: tuple[int, int] = (0, 0)
     # "What does the memo say?": the source is what the question asks about, not a claim beside it.
     subject: bool = False
+    # "According to the IROPS runbook, below what completion factor do we …?": the user asks what
+    # the source says (the clause after the comma is their own question, no claim of theirs).
+    asked: bool = False
 
 
 def _tokens(question: str) -> list[tuple[str, int, int]]:
@@ -195,11 +198,21 @@ def _finite_verb(word: str) -> bool:
         and (word.endswith("s") or word.endswith("ed"))
 
 
+# "According to <phrase>, <up to two words> <a question's opener> …" (`NamedSource.asked`).
+_ACCORDING_THEN_ASKS = re.compile(
+    r"^\s*(?:according to|based on|going by|per)\s+(?P<phrase>[^,?]+?)\s*,\s*(?:[a-z]+\s+){0,2}?"
+    r"(?:how|what|which|when|who|whom|where|why|is|are|was|were|does|do|did|should|can|could|would|will|must)\b",
+    re.IGNORECASE)
+
+
 def extract_named_sources(question: str) -> list[NamedSource]:
     """Sources the user names as saying something. A document noun alone is not enough:
     the phrase must be the subject of an attribution verb, follow 'according to', or be
     what "like"/"as" compares with."""
     toks = _tokens(question)
+    according_then_asks = _ACCORDING_THEN_ASKS.match(question)
+    asked_of = set(re.findall(r"[a-z0-9]+", according_then_asks.group("phrase").lower())) if according_then_asks \
+        else set()
     out: list[NamedSource] = []
     seen_heads: set[int] = set()
     i = 0
@@ -280,7 +293,7 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         statuses = _STATUS_OF_WORD.get(noun, ()) or next((_STATUS_OF_WORD[m] for m in mods), ())
         char_span = (toks[clause[0]][1], toks[clause[1] - 1][2]) if clause[1] > clause[0] else (0, 0)
         out.append(NamedSource(noun, mods[0] if mods else None, DOC_NOUNS[noun], statuses,
-                               words=tuple(words), span=char_span, subject=subject))
+                               words=tuple(words), span=char_span, subject=subject, asked=noun in asked_of))
         i = end
     return out
 
