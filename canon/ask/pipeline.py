@@ -99,6 +99,7 @@ from canon.ask.understanding.parse import (
     ParsedQuestion,
     asks_definition,
     asks_model_detail,
+    asks_procedure,
     check_question,
     name_runs,
     parse_question,
@@ -409,6 +410,10 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
 
     concept, options, set_aside = _pick_concept(p, ctx, view, kinds_named)
     subject = _subject_document(ctx, p, view)
+    if subject is None and concept is not None and p.intent == "definition" and asks_procedure(p.text):
+        # "What do we do when the sailing cancellation rate passes 15 percent?": what to do about
+        # a metric is the approved runbook's that covers it, not the metric's definition.
+        subject = _procedure_runbook(ctx, p, view, concept)
     if subject is not None and subject != concept:
         # "What does the vat temperature runbook say about the somatic cell count?": the runbook
         # is what is asked about, the metric only its topic.
@@ -1507,6 +1512,28 @@ def _subject_document(ctx, p: ParsedQuestion, view: RoleView) -> str | None:
     objects = {d.object_id for k in ns.kinds for d in view.by_kind.get(k, [])
                if d.status == Status.approved and d.kind in CONCEPT_PRIORITY and _title_hits(ns, d) == wanted}
     return objects.pop() if len(objects) == 1 else None
+
+
+def _procedure_runbook(ctx, p: ParsedQuestion, view: RoleView, concept: str) -> str | None:
+    """The approved runbook the role may read whose text names `concept` by one of its names
+    (its title, an alias, an initialism): the one covering what the question asks to do about
+    it. Of several, the one whose text shares most of the question's other content words; None
+    when none does or two tie."""
+    names = [n for n in ctx.catalog[concept].names if len(n) >= 3]
+    found = [d for d in view.by_kind.get("runbook", []) if d.status == Status.approved
+             and any(f" {n} " in _padded_text(d.text) for n in names)]
+    if len(found) <= 1:
+        return found[0].object_id if found else None
+    asked = set(content_words(p.text)) - {w for n in names for w in n.split()}
+    shared = sorted(((len(asked & set(_padded_text(d.text).split())), d.object_id) for d in found), reverse=True)
+    return shared[0][1] if shared[0][0] > shared[1][0] else None
+
+
+@lru_cache(maxsize=1 << 12)
+def _padded_text(text: str) -> str:
+    """A document's text normalized as names are, with a space at either end: a name is said in
+    it when " <name> " is (parsed once per revision, not per question)."""
+    return f" {normalize(text)} "
 
 
 def _title_hits(ns: NamedSource, doc: Document) -> int:

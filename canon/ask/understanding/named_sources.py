@@ -249,6 +249,11 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         # "From the old ops wiki: <claim>", "I got this from the control room chat: <claim>": a
         # colon after the phrase introduces what it states, unless the user's question follows.
         quoted = verb == ":" and _word_at(toks, end + 1) and toks[end + 1][0] not in _QUESTION_OPENERS
+        # "weather disruption runbook: who do we escalate to …?": the phrase opens the question and
+        # the user's own question follows the colon; what the source says is asked, as after
+        # "according to X,".
+        headed = verb == ":" and _opens_sentence(toks, start) and _word_at(toks, end + 1) \
+            and toks[end + 1][0] in _QUESTION_OPENERS
 
         subject = bool(before) and before[-1] in ("does", "did", "do") and verb in ATTRIBUTION_VERBS
         after = toks[end + 1][0] if end + 1 < len(toks) else ""
@@ -257,7 +262,7 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         # "The v3 proposal <would divide> by cows calved": a modal and its verb state what it proposes.
         attributed = verb in ATTRIBUTION_VERBS or judged or described or (compared and verb in _AUXILIARIES) or (
             _opens_clause(toks, start) and (_finite_verb(verb) or (verb in _PROPOSING_MODALS and _word_at(toks, end + 1))))
-        if not (attributed or according or perceived or quoted):
+        if not (attributed or according or perceived or quoted or headed):
             i = end
             continue
         if quoted:
@@ -267,6 +272,8 @@ def extract_named_sources(question: str) -> list[NamedSource]:
             while first > 0 and toks[first - 1][0] not in _SENTENCE_END:
                 first -= 1
             clause = (first, _sentence_end(toks, end, commas=False))
+        elif headed:
+            clause = (start, end)
         elif perceived:
             # "I read in X that <claim>": the claim runs from "that" to the end of the sentence.
             clause = (end, _sentence_end(toks, end, commas=False))
@@ -293,7 +300,7 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         statuses = _STATUS_OF_WORD.get(noun, ()) or next((_STATUS_OF_WORD[m] for m in mods), ())
         char_span = (toks[clause[0]][1], toks[clause[1] - 1][2]) if clause[1] > clause[0] else (0, 0)
         out.append(NamedSource(noun, mods[0] if mods else None, DOC_NOUNS[noun], statuses,
-                               words=tuple(words), span=char_span, subject=subject, asked=noun in asked_of))
+                               words=tuple(words), span=char_span, subject=subject, asked=headed or noun in asked_of))
         i = end
     return out
 

@@ -311,6 +311,32 @@ def asks_model_detail(question: str) -> bool:
     return any(f" {w} " in q for w in _MODEL_DETAIL_WORDS)
 
 
+# Asking what to do about a thing: "what do we do when …", "who should I escalate to …", "how do
+# we handle …", "what steps do we take …". A runbook answers it, not a definition. "What do we
+# call / count / include …" asks about the definition: only the verb "do", an acting verb after
+# "when"/"who", or a word naming a procedure asks what to do.
+_ACTORS = r"(?:we|i|you|they|ops|the team)"
+_ACTS = (r"(?:escalate|escalated|page|paged|notify|alert|call out|dispatch|open|close|raise|contact|inform|"
+         r"rebook|publish|pause|stop|intervene|act|react|respond)")
+_PROCEDURE = (
+    re.compile(rf" what (?:do|does|should|must|would|shall|can) {_ACTORS} do "),
+    re.compile(rf" what (?:is|s|are) {_ACTORS} (?:supposed|meant|expected) to do "),
+    re.compile(r" what to do "),
+    re.compile(rf" (?:who|whom|when) (?:do|does|should|must|would|shall) {_ACTORS} {_ACTS} "),
+    re.compile(rf" how (?:do|does|should|must|would|shall) {_ACTORS} (?:handle|deal with|respond to|react to|"
+               r"escalate|treat|manage|recover from|fix|resolve) "),
+    re.compile(r" (?:what|which) (?:steps|actions|action|procedure|process|playbook|escalation path) "
+               r"(?:do|does|should|must|would|shall|to|is|are|for) "),
+    re.compile(r" (?:the|our) (?:procedure|escalation path|escalation process) (?:for|when|if) "),
+)
+
+
+def asks_procedure(question: str) -> bool:
+    """The question asks what to do about something (a runbook's subject), not what it is."""
+    q = f" {normalize(question)} "
+    return any(p.search(q) for p in _PROCEDURE)
+
+
 def _intents_of(question: str, names: Iterable[str] = ()) -> set[str]:
     q = _without_names(f" {normalize(question)} ", names)
     found = set()

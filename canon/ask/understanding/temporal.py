@@ -138,11 +138,20 @@ def relative_offset(stripped: str) -> int | None:
 
 
 _RELATIVE_PERIOD = re.compile(r"\b(this|last|previous|next)\s+(week|month|quarter|year)\b")
+# A period a figure is measured against, not the one asked about: "when booking pace is 10
+# percent <behind last year>", "more parcels <than last month>", "<up on last quarter>".
+_BASELINE_BEFORE = re.compile(r"\b(?:behind|ahead\s+of|than|up\s+on|down\s+on)\s+(?:the\s+same\s+\w+\s+)?$")
+
+
+def _relative_match(stripped: str) -> re.Match | None:
+    """The first relative period named that is not a baseline (`_BASELINE_BEFORE`)."""
+    return next((m for m in _RELATIVE_PERIOD.finditer(stripped)
+                 if not _BASELINE_BEFORE.search(stripped, 0, m.start())), None)
 
 
 def relative_period(stripped: str, clock: dt.date) -> tuple[Period, str] | None:
     """'this week', 'last month', 'last quarter', 'next year' against the clock."""
-    m = _RELATIVE_PERIOD.search(stripped)
+    m = _relative_match(stripped)
     if not m:
         return None
     return _relative(m, clock)
@@ -151,7 +160,7 @@ def relative_period(stripped: str, clock: dt.date) -> tuple[Period, str] | None:
 def relative_edge(stripped: str, clock: dt.date) -> tuple[dt.date, str] | None:
     """The edge of a relative period, a day: "the end of last quarter", "the last day of last
     month", "the start of this year" (`_edge`); None when the period is read whole."""
-    m = _RELATIVE_PERIOD.search(stripped)
+    m = _relative_match(stripped)
     if not m:
         return None
     period, label = _relative(m, clock)
