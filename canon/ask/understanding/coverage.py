@@ -544,13 +544,27 @@ def renames(question: str, names: Iterable[str]) -> bool:
         known = set(nw)
         for i in range(len(toks) - k):
             nxt = toks[i + k]
-            # The swapped word heads the phrase: the question's end or a grammar word follows it
-            # ("trailer <parked> overnight" is a verb, not another trailer measure).
-            heads = i + k + 1 == len(toks) or _is_boundary(toks[i + k + 1])
-            if heads and all(_same(toks[i + j], nw[j]) for j in range(k)) and not _is_boundary(nxt) \
-                    and not is_participle(nxt) and not any(_same(nxt, w) for w in known):
+            # The swapped word heads the phrase: the question's end, a grammar word or a noun the
+            # question names an object through follows it ("trailer <parked> overnight" is a
+            # verb, not another trailer measure; "<sessions> definition" heads the phrase).
+            heads = i + k + 1 == len(toks) or _is_boundary(toks[i + k + 1]) or toks[i + k + 1] in _SLOT_NOUNS
+            if heads and all(_same(toks[i + j], nw[j]) for j in range(k)) and (
+                    _other_quantity(nxt, nw[-1]) or (not _is_boundary(nxt) and not is_participle(nxt)
+                                                     and not any(_same(nxt, w) for w in known))):
                 return True
     return False
+
+
+# Words saying which quantity of the things is taken, by what they take: how many, or how much.
+# Each asks what is measured (grammar words of a question, `BOUNDARY`), but in a name's head's
+# place one of the other group is another measure ("average transaction <count>" beside the
+# average transaction value). "Total" says either ("the total of employees" counts them).
+_QUANTITY_GROUPS = ({"count", "number"}, {"value", "amount"})
+
+
+def _other_quantity(word: str, head: str) -> bool:
+    return any(head in group for group in _QUANTITY_GROUPS) and any(word in group for group in _QUANTITY_GROUPS) \
+        and not any(head in group and word in group for group in _QUANTITY_GROUPS)
 
 
 def _uses(words: TextWords, t: str) -> bool:
