@@ -70,6 +70,17 @@ METHOD_WORDS = ("measured", "calculated", "computed", "counted", "calculate", "c
 # never about a value or the data's state, whatever value word stands beside them.
 CRITERIA_WORDS = ("count as", "counts as", "considered", "qualify as", "qualifies as", "to count in",
                   "to count toward", "to count towards", "to be counted", "to be included", "to qualify")
+# A rule that admits or classes things ("does OTP <allow> departures 10 minutes late?", "do we
+# <count> 10 minutes late <as> on time?"): a question about the definition's criteria too.
+_CRITERIA_VERBS = re.compile(r" (?:allow|allows|allowed|permit|permits|permitted|tolerate|tolerates|tolerated) "
+                             r"| (?:count|counts|counted|treat|treats|treated|class|classes|classed|classify|"
+                             r"classifies|classified) (?:\S+ ){1,5}?as ")
+# How late a counted thing is ("a departure <6 minutes late>"): a threshold of the definition,
+# unless the question is about data ("is the scan data 3 hours late?").
+_DURATION_LATE = re.compile(r" (?:\d+|a few|few|one|two|three|five|ten|fifteen|thirty) (?:minutes?|mins?|hours?|hrs?|"
+                            r"seconds?|secs?|days?) (?:late|early|behind) ")
+_DATA_NOUNS = re.compile(r" (?:data|table|tables|load|loads|feed|feeds|source|sources|pipeline|pipelines|snapshot|"
+                         r"dataset|datasets|dashboard|extract|ingestion|sync) ")
 # "How many minutes must an interruption last …", "within how many minutes should the text go
 # out?": a number a rule sets, asked with a modal, is the definition's, not a value of the data.
 _RULE_NUMBER = re.compile(r" how (?:many|much|long)(?: \S+){0,6}? (?:must|should|has to|have to|needs to|need to) ")
@@ -349,7 +360,7 @@ def _intents_of(question: str, names: Iterable[str] = ()) -> set[str]:
     # "What was the X definition in force on …" asks for a definition: a value word beside a
     # word naming the definition asks for no number.
     definition_asked = any(f" {w} " in q for w in DEFINITION_WORDS + CRITERIA_WORDS) or bool(
-        _WHICH_METRIC.search(q) or _RULE_NUMBER.search(q))
+        _WHICH_METRIC.search(q) or _RULE_NUMBER.search(q) or _CRITERIA_VERBS.search(q))
     if "value" in found and definition_asked:
         found.discard("value")
     if not found and not definition_asked and names and breakdown(question, names):
@@ -357,7 +368,8 @@ def _intents_of(question: str, names: Iterable[str] = ()) -> set[str]:
         # has no members of a dimension; values do.
         found.add("value")
     modifiers_describe = (definition_asked or any(f" {w} " in q for w in METHOD_WORDS)
-                          or _modifiers_before_nouns(q) or _LOADED_FROM.search(q))
+                          or _modifiers_before_nouns(q) or _LOADED_FROM.search(q)
+                          or (_DURATION_LATE.search(q) and not _DATA_NOUNS.search(q)))
     if "freshness" in found and modifiers_describe and not any(
             f" {w} " in q for w in INTENT_WORDS["freshness"] if w not in FRESHNESS_MODIFIERS) and not any(
             p.search(q) for p in INTENT_PATTERNS["freshness"]):
