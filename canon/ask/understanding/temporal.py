@@ -439,11 +439,17 @@ _VERSION_BEFORE = re.compile(rf"\b(?:before|prior\s+to|preceding|older\s+than|ea
 _VERSION_AFTER = re.compile(rf"\b(?:after|following|newer\s+than|later\s+than|successor\s+(?:of|to)|replaced|superseded|"
                             rf"replacing|superseding)\s+(?:the\s+)?(?:{_PH}\s+)?$")
 _REPLACED_AFTER = re.compile(r"^\s+(?:replaced|superseded|replaces|supersedes)\b")
+# "Which definition did v2 replace?", "what did the no-show rate v2 supersede?": asked with
+# "which"/"what" and "did"/"does" (the object's name between), the verb's base form after the
+# version; "Did v2 replace the returns exclusion?" asks about v2 itself.
+_ASKED_WHAT_IT_REPLACED = re.compile(r"\b(?:which|what)\b.*\b(?:did|does|do|would)\s+(?:\S+\s+){0,6}$")
+_REPLACE_AFTER = re.compile(r"^\s+(?:replace|supersede)\b")
 
 
 def _version_step(stripped: str, m: re.Match) -> int:
     head, tail = stripped[max(0, m.start() - 40):m.start()], stripped[m.end():m.end() + 16]
-    if _VERSION_BEFORE.search(head) or _REPLACED_AFTER.match(tail):
+    if _VERSION_BEFORE.search(head) or _REPLACED_AFTER.match(tail) or (
+            _REPLACE_AFTER.match(tail) and _ASKED_WHAT_IT_REPLACED.search(stripped[:m.start()])):
         return -1
     if _VERSION_AFTER.search(head):
         return 1
