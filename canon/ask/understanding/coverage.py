@@ -654,13 +654,14 @@ _NO_CODE = re.compile(r"v\d+|q[1-4]|h[12]|fy\d{2,4}|\d+(?:st|nd|rd|th|am|pm|[dwm
 
 def _name_span(toks: tuple[str, ...], names: Iterable[str]) -> tuple[int, int] | None:
     """Where the first of `names` written out whole in `toks` starts and ends (the index after
-    its last word); of two starting together, the one found first."""
+    its last word); of two starting together, the longer ("vaccine reminder conversion <rate>"
+    over "vaccine reminder conversion"), whatever order a set of names comes in."""
     best = None
     for n in names:
         nw = n.split()
         for i in range(len(toks) - len(nw) + 1):
             if all(_same_word(toks[i + j], nw[j]) for j in range(len(nw))):
-                if best is None or i < best[0]:
+                if best is None or i < best[0] or (i == best[0] and i + len(nw) > best[1]):
                     best = (i, i + len(nw))
                 break
     return best

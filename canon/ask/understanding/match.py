@@ -19,7 +19,7 @@ from rapidfuzz import fuzz
 
 from canon.ask.understanding.fuzzy_filter import BigramIndex
 from canon.index.embedding.local_model import english_words
-from canon.models.documents import Document
+from canon.models.documents import Document, Status
 
 
 def normalize(text: str) -> str:
@@ -118,6 +118,7 @@ def undated(title: str) -> str:
 # proposal", "… (draft)").
 _TITLE_NOISE = re.compile(r"\s*(?:\(|\b(?:governed|metric|definition|def|v\d+|version|draft|proposal|proposed|"
                           r"deprecated|superseded|approved|retired)\b).*$", re.IGNORECASE)
+_PARENTHESIZED = re.compile(r"\([^()]*\)")
 _INITIAL_SKIPS = frozenset({"of", "to", "the", "and", "a", "an", "for", "in", "on", "per", "by"})
 
 
@@ -221,6 +222,14 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
             id_name = normalize(_humanize(parts[-1]))
             long = spelled_out(d.title, id_name)
             named = parenthesized_names(d.title, id_name) | ({long} if long else set())
+            if d.status == Status.approved:
+                # An approved definition's title names its object in full where the id is
+                # shortened ("Vaccine reminder conversion rate …" of metric.vet.vaccine_reminder_conversion,
+                # "Post-operative complication rate …" of metric.vet.post_op_complication_rate); taken
+                # only where no other object answers to it (below).
+                core = normalize(_TITLE_NOISE.sub("", _PARENTHESIZED.sub(" ", d.title)))
+                if len(core.split()) >= 2 and core != id_name:
+                    named.add(core)
             if named:
                 derived_names.setdefault(d.object_id, set()).update(named)
         elif d.kind == "freshness_snapshot":

@@ -191,7 +191,11 @@ INTENT_PATTERNS = {
     # "the take rate value Q3 2026"), without the "for" / "in" the word list needs.
     "value": (re.compile(r" values? (?:jan|january|feb|february|mar|march|apr|april|may|jun|june|jul|july|aug|"
                          r"august|sep|sept|september|oct|october|nov|november|dec|december|q[1-4]|h[12]|fy\S*|"
-                         r"(?:19|20)\d{2}|this|last|next|ytd|mtd|qtd|yesterday|today) "),),
+                         r"(?:19|20)\d{2}|this|last|next|ytd|mtd|qtd|yesterday|today) "),
+              # A request to work a figure out ("compute the fare evasion rate for Q3 2026",
+              # "can you calculate active patients for 2026-10-31"): the question opens with it.
+              re.compile(r"^ (?:please |can you |could you |would you |pls )?(?:compute|calculate|calc|work out|"
+                         r"quantify|tally) (?!how |why |what |whether |if )")),
     # Where a thing's data comes from: "where does X get its data from", "where is X sourced
     # from", "what is X built from", "X pulls its rows from": a question opening with "where" and
     # asking "… from", or a verb of sourcing followed within a few words by "from". ("From" after

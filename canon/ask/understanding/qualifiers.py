@@ -19,7 +19,7 @@ import datetime as dt
 import re
 from typing import Iterable
 
-from canon.ask.understanding.coverage import excluded_words, is_participle, name_end, question_words
+from canon.ask.understanding.coverage import MEASURE_NOUNS, excluded_words, is_participle, name_end, question_words
 from canon.ask.understanding.match import singular
 
 # The grains a value may be asked per, with the largest number of parts one question may ask
@@ -159,7 +159,9 @@ def breakdown(question: str, names: Iterable[str]) -> list[str]:
             if any(w in _DIVIDING_VERBS for w in toks[:k]):
                 continue   # "divide milk solids per cow <by> cows calved": a divisor, not a dimension
             prev = toks[k - 1]
-            after_name = end is not None and k == end
+            # right after the name, or after a measure head the name leaves out ("vaccine reminder
+            # conversion <rate> by clinic" of the name "vaccine reminder conversion")
+            after_name = end is not None and (k == end or (k == end + 1 and toks[end] in MEASURE_NOUNS))
             if not (after_name or prev in _BREAK_VERBS or _is_period_word(prev)):
                 continue
             if prev not in _BREAK_VERBS and _AFTER_PARTICIPLE.search(prev) and not after_name:
