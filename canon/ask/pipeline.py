@@ -1751,6 +1751,18 @@ def _described_in_discovery(ctx, p: ParsedQuestion, role: str, governed: list[Do
     the top one, a clearly better described one of its kind, a described metric below a model
     the question does not describe, or the top one whose definition restates the question around
     the part of its name the question writes. None when none is."""
+    if governed[0].kind == "runbook" and not asks_procedure(p.text) and "runbook" not in _kinds_named(p):
+        # A runbook ranked first because its steps share the question's setting ("the front desk
+        # still uses the old wiki, which counts all cancellations as no-shows"): what is counted is
+        # a metric's to say, so a metric the question describes stands before it. A runbook is
+        # the object when the question asks what to do or names one.
+        claims = [asking_part(without_sources(p.text[a:b], p.named_sources))
+                  for a, b in (ns.span for ns in p.named_sources if not ns.subject) if b > a]
+        metrics = [d for d in governed if d.kind == "metric_definition"
+                   and _unnamed(ctx, d.object_id, covs[d.object_id], role)
+                   and any(_described(ctx, d.object_id, text, role) for text in [described_as, *claims])]
+        if metrics:
+            return _best_described(ctx, metrics[0], metrics[1:], described_as, role, p.intent, p.named_sources)
     # A model whose rows the question measures ("the sum of carrier charges …") is not what
     # it describes: the next governed hit is read as the top one.
     top = next((d for d in governed if not _measured_model(p.intent, {d.kind}, p.text, covs[d.object_id])),
@@ -1846,6 +1858,13 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         # escalation runbook tells me to …"): they describe the source, not the object.
         described_as = asking_part(without_sources(p.text, p.named_sources))
         covs = {d.object_id: _coverage(ctx, d.object_id, p.text, role) for d in governed}
+        if asks_procedure(p.text):
+            # "What do we do when the counter system is down?": what to do is a runbook's, found by
+            # the words its steps use, not by a name (nor judged as a measure's name would be).
+            runbook = next((d for d in governed if d.kind == "runbook" and describes(
+                described_as, _description_text(ctx, d.object_id, role, described_as))), None)
+            if runbook is not None:
+                return runbook.object_id, None
         for d in governed:
             if _within_names(covs[d.object_id].phrase, set_aside):
                 continue

@@ -337,7 +337,7 @@ _PROCEDURE = (
     re.compile(rf" what (?:do|does|should|must|would|shall|can) {_ACTORS} do "),
     re.compile(rf" what (?:is|s|are) {_ACTORS} (?:supposed|meant|expected) to do "),
     re.compile(r" what to do "),
-    re.compile(rf" (?:who|whom|when) (?:do|does|should|must|would|shall) {_ACTORS} {_ACTS} "),
+    re.compile(rf" (?:do|does|should|must|would|shall) {_ACTORS} {_ACTS} "),
     re.compile(rf" how (?:do|does|should|must|would|shall) {_ACTORS} (?:handle|deal with|respond to|react to|"
                r"escalate|treat|manage|recover from|fix|resolve) "),
     re.compile(r" (?:what|which) (?:steps|actions|action|procedure|process|playbook|escalation path) "
