@@ -58,6 +58,7 @@ from canon.ask.understanding.coverage import (
     renames,
     restates_definition,
     stated_synonyms,
+    taken_in_as_part,
     text_words,
     unstated_measure,
     unstated_modifiers,
@@ -643,6 +644,11 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
         (not spans or len(m.name.split()) >= max(spans)) and not _goes_on_to_measure(covs[m.object_id]))]
     if not candidates:
         return None, [], set_aside
+    # "Does circulation include e-book checkouts?": of two measures named whole, the one the other
+    # is taken into is asked about, however long the part's name.
+    parts = [m for m in candidates if taken_in_as_part(p.text, covs[m.object_id].phrase or m.name.split())]
+    if parts and len(parts) < len(candidates):
+        candidates = [m for m in candidates if m not in parts]
     if p.intent == "model":
         models = [m for m in candidates if "model_schema" in m.kinds and m.score >= 99]
         if models:

@@ -798,6 +798,38 @@ def names_a_component(question: str, phrase: list[str]) -> bool:
     return False
 
 
+# Verbs whose object is a part of the measure asked about ("does circulation <include> e-book
+# checkouts"), and the verbs after a part that say which measure it goes into ("are e-book
+# checkouts <counted in> circulation").
+_TAKES_IN = frozenset({"include", "includes", "included", "including", "exclude", "excludes", "excluding",
+                       "contain", "contains", "cover", "covers", "add", "adds", "count", "counts", "counting"})
+_PART_OF = re.compile(r"^(?:(?:are|is|be|get|gets|being)\s+)?(?:counted|included|excluded|added|part|left out|"
+                      r"count|counts|go|goes)\s+(?:in|into|toward|towards|of|from)\b")
+_ARTICLES = frozenset({"the", "a", "an", "any", "all", "its", "their", "our"})
+
+
+def taken_in_as_part(question: str, phrase: list[str]) -> bool:
+    """The object phrase stands as a part another measure takes in or leaves out: the object of
+    "include", "exclude", "count" ("does circulation include <e-book checkouts>?") or the subject
+    of "counted in", "included in" ("are <e-book checkouts> counted in circulation?"). Two
+    measures named so, the question is about the one that takes the part in."""
+    toks = _words(question)
+    n = len(phrase)
+    if not n:
+        return False
+    for i in range(len(toks) - n + 1):
+        if list(toks[i:i + n]) != list(phrase):
+            continue
+        j = i
+        while j > 0 and toks[j - 1] in _ARTICLES:
+            j -= 1
+        if j > 0 and toks[j - 1] in _TAKES_IN:
+            return True
+        if _PART_OF.match(" ".join(toks[i + n:i + n + 4])):
+            return True
+    return False
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
