@@ -55,6 +55,7 @@ from canon.ask.understanding.coverage import (
     names_without_head,
     other_measure,
     phrase_in_one_name,
+    qualifier_swapped,
     renames,
     restates_definition,
     stated_synonyms,
@@ -624,7 +625,10 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
                 # "net revenue <per order>": a ratio of it its names and definitions never state
                 and not _unstated_ratio(ctx, m.object_id, p.text, view.role)
                 # "the share of <GMV> that the marketplace keeps as fees": a part of the measure asked about
-                and not names_a_component(p.text, covs[m.object_id].phrase)]
+                and not names_a_component(p.text, covs[m.object_id].phrase)
+                # "<grid> availability" beside turbine availability: another qualifier, a sibling measure
+                and not qualifier_swapped(p.text, m.name, ctx.catalog[m.object_id].names,
+                                          " ".join(_definitions(ctx, m.object_id, view.role)))]
     # A whole name set aside as another measure ("the <3DS> authorization rate") leaves none of
     # its words to a longer name matched in part ("prior authorization rate"): only an object
     # whose own name the question writes out whole still stands.

@@ -29,6 +29,7 @@ from canon.ask.understanding.match import (
     SYNONYMS_OF,
     _same_word,
     initialism_words,
+    normalize,
     prefixed,
     singular,
     stated_names,
@@ -826,6 +827,37 @@ def taken_in_as_part(question: str, phrase: list[str]) -> bool:
         if j > 0 and toks[j - 1] in _TAKES_IN:
             return True
         if _PART_OF.match(" ".join(toks[i + n:i + n + 4])):
+            return True
+    return False
+
+
+def qualifier_swapped(question: str, matched: str, names: Iterable[str], text: str) -> bool:
+    """The question writes the name it matched ("availability") after a word that is not the
+    qualifier another of the object's names puts there ("<turbine> availability"), and the
+    object's text never puts that word before the name ("grid availability", where the text
+    speaks only of "grid outages"): it names a sibling measure, not this one. "Time-based
+    availability" stands where the text says "time-based turbine availability"."""
+    toks = _words(question)
+    mw = matched.split()
+    n = len(mw)
+    qualifiers = {nw[-n - 1] for nw in (name.split() for name in names) if len(nw) > n and nw[-n:] == mw}
+    if not n or not qualifiers:
+        return False
+    padded = f" {normalize(text)} "
+    for i in range(1, len(toks) - n + 1):
+        if list(toks[i:i + n]) != mw:
+            continue
+        w = toks[i - 1]
+        if w in qualifiers or _is_boundary(w) or w in _ARTICLES or not w.isalpha():
+            continue
+        # Only a word that opens the noun phrase qualifies the name: after a noun it is a verb
+        # ("the model <supporting> GMV", "an old page <claims> GMV …").
+        if i >= 2 and not (_is_boundary(toks[i - 2]) or toks[i - 2] in _ARTICLES):
+            continue
+        if w.endswith("ing") or is_participle(w):
+            continue
+        said = f" {w} {matched} " in padded or any(f" {w} {q} {matched} " in padded for q in qualifiers)
+        if not said:
             return True
     return False
 
