@@ -39,7 +39,8 @@ DOCS = [
     governed_doc(WEATHER, WEATHER, "Weather disruption runbook",
                  "When the sailing cancellation rate of a route exceeds 15 percent in a day, escalate to the "
                  "duty fleet manager and publish the disruption notice. Rebook foot passengers onto the next "
-                 "sailing.", kind="runbook", valid_from="2026-03-01"),
+                 "sailing. Confirm raw.ferry.departures loaded within its 1-hour SLA before publishing the sailing "
+                 "cancellation rate.", kind="runbook", valid_from="2026-03-01"),
     governed_doc(DECK, DECK, "Vehicle deck loading runbook",
                  "When vehicle deck utilisation passes 95 percent at check-in, close online sales for the sailing "
                  "and page the loading master.", kind="runbook"),
@@ -57,6 +58,9 @@ ctx = module_context("ferry", DOCS)
     # "behind last year" is what the figure is measured against, not the day asked about (the
     # runbook is in effect from 2026-03-01: read as 2025, no approved revision would govern)
     ("What do we do when the sailing cancellation rate is 5 points higher than last year?", WEATHER),
+    # a step that must come before publishing the metric: the runbook's, not the data's freshness now
+    ("Which table must have loaded before we publish the sailing cancellation rate?", WEATHER),
+    ("before publishing the sailing cancellation rate, which table has to be loaded?", WEATHER),
     # a runbook named before a colon, then the user's own question
     ("weather disruption runbook: who do we escalate to when the sailing cancellation rate passes 15 percent?",
      WEATHER),
@@ -81,6 +85,11 @@ def test_other_questions_keep_the_metric(ctx, question, doc_id):
     assert r.evidence and r.evidence[0].doc_id == doc_id, (question, r.action, r.reason, [e.doc_id for e in r.evidence])
 
 
+def test_freshness_asked_without_a_step_is_no_procedure(ctx):
+    r = ask(ctx, "Is the sailing cancellation rate data fresh on 2026-06-01?", "analyst")
+    assert not any(e.doc_id == WEATHER for e in r.evidence), (r.action, r.reason, [e.doc_id for e in r.evidence])
+
+
 def test_procedure_wording():
     assert asks_procedure("What do we do when the cancellation rate spikes?")
     assert asks_procedure("Who should I escalate to if the rate passes 15 percent?")
@@ -88,6 +97,8 @@ def test_procedure_wording():
     assert not asks_procedure("What do we call the share of sailings cancelled?")
     assert not asks_procedure("What do we count as a cancelled sailing?")
     assert not asks_procedure("How is the cancellation rate defined?")
+    assert asks_procedure("Which table must have loaded before we publish the cancellation rate?")
+    assert not asks_procedure("Which cancellation rate definition applies before we publish June?")
 
 
 def test_a_source_before_a_colon_is_asked_about():

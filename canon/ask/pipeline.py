@@ -412,10 +412,14 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
 
     concept, options, set_aside = _pick_concept(p, ctx, view, kinds_named)
     subject = _subject_document(ctx, p, view)
-    if subject is None and concept is not None and p.intent == "definition" and asks_procedure(p.text):
-        # "What do we do when the sailing cancellation rate passes 15 percent?": what to do about
-        # a metric is the approved runbook's that covers it, not the metric's definition.
+    if subject is None and concept is not None and p.intent in ("definition", "freshness", "model") \
+            and asks_procedure(p.text):
+        # "What do we do when the sailing cancellation rate passes 15 percent?", "which table must
+        # have loaded before we publish circulation?": what to do about a metric is the approved
+        # runbook's that covers it, not the metric's definition nor its data's freshness now.
         subject = _procedure_runbook(ctx, p, view, concept)
+        if subject is not None:
+            p = replace(p, intents=p.intents & METADATA_INTENTS)
     if subject is not None and subject != concept:
         # "What does the vat temperature runbook say about the somatic cell count?": the runbook
         # is what is asked about, the metric only its topic.

@@ -343,6 +343,12 @@ _PROCEDURE = (
     re.compile(r" (?:what|which) (?:steps|actions|action|procedure|process|playbook|escalation path) "
                r"(?:do|does|should|must|would|shall|to|is|are|for) "),
     re.compile(r" (?:the|our) (?:procedure|escalation path|escalation process) (?:for|when|if) "),
+    # What must happen before a step of the process: "which table must have loaded before we
+    # publish circulation?" (a step of a runbook, not the table's freshness now).
+    re.compile(rf" (?:must|has to|have to|needs to|need to|should) (?:\S+ ){{0,4}}?before (?:{_ACTORS} )?"
+               r"(?:publish|publishing|release|releasing|send|sending|sign off|signing off|report|reporting) "),
+    re.compile(r"^ before (?:publishing|releasing|sending|signing off|reporting) (?:\S+ )+?(?:must|has to|have to|"
+               r"needs to|need to|should) "),
 )
 
 
