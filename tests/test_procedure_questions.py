@@ -77,6 +77,8 @@ def test_a_procedure_is_answered_from_the_runbook(ctx, question, doc_id):
     ("What do we call the lane metres occupied by vehicles divided by the lane metres available?",
      "ferry.vehicle_deck_utilisation.v1"),
     ("How is the sailing cancellation rate defined on 2026-06-01?", "ferry.sailing_cancellation_rate.v2"),
+    # an acting verb beside a word naming the definition asks for the definition
+    ("Which sailing cancellation rate definition do we publish for June 2026?", "ferry.sailing_cancellation_rate.v2"),
     # a procedure about a metric no runbook covers: the runbooks about other metrics are not it
     ("What do we do when the passenger count of a sailing is over capacity?", "ferry.passenger_count.v1"),
 ])

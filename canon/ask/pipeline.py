@@ -413,7 +413,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
     concept, options, set_aside = _pick_concept(p, ctx, view, kinds_named)
     subject = _subject_document(ctx, p, view)
     if subject is None and concept is not None and p.intent in ("definition", "freshness", "model") \
-            and asks_procedure(p.text):
+            and asks_procedure(p.text) and not asks_definition(p.text):
         # "What do we do when the sailing cancellation rate passes 15 percent?", "which table must
         # have loaded before we publish circulation?": what to do about a metric is the approved
         # runbook's that covers it, not the metric's definition nor its data's freshness now.
@@ -1872,7 +1872,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         # escalation runbook tells me to …"): they describe the source, not the object.
         described_as = asking_part(without_sources(p.text, p.named_sources))
         covs = {d.object_id: _coverage(ctx, d.object_id, p.text, role) for d in governed}
-        if asks_procedure(p.text):
+        if asks_procedure(p.text) and not asks_definition(p.text):
             # "What do we do when the counter system is down?": what to do is a runbook's, found by
             # the words its steps use, not by a name (nor judged as a measure's name would be).
             runbook = next((d for d in governed if d.kind == "runbook" and describes(

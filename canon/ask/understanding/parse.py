@@ -329,7 +329,9 @@ def asks_model_detail(question: str) -> bool:
 # Asking what to do about a thing: "what do we do when …", "who should I escalate to …", "how do
 # we handle …", "what steps do we take …". A runbook answers it, not a definition. "What do we
 # call / count / include …" asks about the definition: only the verb "do", an acting verb after
-# "when"/"who", or a word naming a procedure asks what to do.
+# "do we" / "should I" (`_ACTS`), a word naming a procedure, or a step that must come before
+# publishing asks what to do. A question that also names the definition ("which definition do we
+# publish for June?") asks for it (canon/ask/pipeline.py reads `asks_definition` first).
 _ACTORS = r"(?:we|i|you|they|ops|the team)"
 _ACTS = (r"(?:escalate|escalated|page|paged|notify|alert|call out|dispatch|open|close|raise|contact|inform|"
          r"rebook|publish|pause|stop|intervene|act|react|respond)")
