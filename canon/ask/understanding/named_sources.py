@@ -77,6 +77,13 @@ _MAX_MODIFIERS = 5
 _PROPOSING_MODALS = ("would", "will", "could", "might", "may", "should")
 # Verbs of having seen a claim somewhere ("I read in the wiki that …").
 _PERCEIVED = ("read", "saw", "seen", "heard", "noticed", "found", "spotted")
+# Verbs of having put a claim somewhere ("a branch manager <posted> in Slack that …"): read as
+# "I read in X that …" is.
+_POSTED = ("posted", "wrote", "said", "shared", "mentioned", "commented", "announced", "replied")
+# Nouns after a document noun that name the same source ("the WhatsApp <group>", "the Slack
+# <export>"): part of its phrase, so the verb after them attributes.
+_SOURCE_TAILS = frozenset({"group", "groups", "export", "exports", "transcript", "transcripts", "screenshot",
+                           "screenshots", "log", "logs", "history"})
 # Words that open a question (after "According to X," the user's own question may follow).
 _QUESTION_OPENERS = ("how", "what", "which", "who", "when", "where", "why", "is", "are", "was", "were", "does",
                      "do", "did", "should", "can", "could", "would", "will", "has", "have")
@@ -148,7 +155,7 @@ def _phrase_end(toks, head: int) -> int:
     """The token after the noun phrase: compound nouns ("wiki page") and a passing-on
     relative clause ("someone pasted") belong to it."""
     j = head + 1
-    while j < len(toks) and toks[j][0] in DOC_NOUNS:
+    while j < len(toks) and (toks[j][0] in DOC_NOUNS or toks[j][0] in _SOURCE_TAILS):
         j += 1
     for passer in _PASSERS:
         parts = passer.split()
@@ -244,7 +251,8 @@ def extract_named_sources(question: str) -> list[NamedSource]:
             end += 2
         verb = toks[end][0] if end < len(toks) else ""
         # "I read in the chat thread that <claim>", "I saw on the help site that <claim>"
-        perceived = len(before) == 2 and before[-1] in ("in", "on") and before[-2] in _PERCEIVED
+        perceived = len(before) == 2 and before[-1] in ("in", "on") and (before[-2] in _PERCEIVED
+                                                                      or before[-2] in _POSTED)
 
         # "From the old ops wiki: <claim>", "I got this from the control room chat: <claim>": a
         # colon after the phrase introduces what it states, unless the user's question follows.
@@ -293,7 +301,8 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         else:
             # "X says <claim>": the claim runs to the end of the sentence.
             clause = (start, _sentence_end(toks, end, commas=False))
-        words = [t[0] for t in toks[start:phrase_end] if t[0] not in _DETERMINERS and t[0] not in _LINKING]
+        words = [t[0] for t in toks[start:phrase_end] if t[0] not in _DETERMINERS and t[0] not in _LINKING
+                 and t[0] not in _SOURCE_TAILS]
         # The compound's last document noun heads it ("chat <thread>", "help centre <article>").
         noun = next(toks[j][0] for j in range(min(end, len(toks)) - 1, i - 1, -1) if toks[j][0] in DOC_NOUNS)
         mods = [w for w in words if w in _STATUS_OF_WORD]
