@@ -714,6 +714,10 @@ def question_words(question: str) -> tuple[str, ...]:
     return _words(question)
 
 
+_YEAR_WORD = re.compile(r"(?:19|20)\d{2}")
+_DAY_OR_MONTH = re.compile(r"\d{1,2}")
+
+
 def modifiers_before(question: str, names: Iterable[str]) -> list[str]:
     """The words written just before a whole name of the object that may make another measure of
     it (`unstated_modifiers` reads them against its definitions), in question order; empty for
@@ -728,6 +732,9 @@ def modifiers_before(question: str, names: Iterable[str]) -> list[str]:
         t = toks[k]
         if t in _NOT_MODIFIERS or (t.endswith("ing") and len(t) > 5) or t in _PRONOUNS:
             return []   # "the old wiki <says> DAU …", "the data <behind> X", "<feeding> X", "<everything>"
+        if _YEAR_WORD.fullmatch(t) or (k >= 2 and _YEAR_WORD.fullmatch(toks[k - 2]) and _DAY_OR_MONTH.fullmatch(t)
+                                       and _DAY_OR_MONTH.fullmatch(toks[k - 1])):
+            break   # "for the <2026-06-30> capacity factor", "the <2026> capacity factor": when, not which
         if _NUMBER.fullmatch(t) or t in _UNITS or (_CODE.fullmatch(t) and not _NO_CODE.fullmatch(t)):
             mods.append(t)
         elif _is_boundary(t) or t in _STOP or len(t) == 1:   # one letter: a possessive's "s"
