@@ -7,7 +7,8 @@ dated it abstained `no_observation`. A verb of a rule admitting or classing thin
 "permit", "count … as", "treat … as") asks about the definition's criteria, and a duration
 before "late" ("6 minutes late") says how late a counted thing is, unless the question is about
 data ("is the GPS data 3 hours late?"; canon/ask/understanding/parse.py, `_CRITERIA_VERBS`,
-`_DURATION_LATE`)."""
+`_DURATION_LATE`). So do a limit the rule sets ("how late can a run arrive before …",
+`_LATE_LIMIT`) and a rule that stops counting a thing ("stop counting as", `CRITERIA_WORDS`)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,11 @@ ctx = module_context("schoolbus", DOCS)
     ("Is a run 4 minutes late on time in the on-time arrival rate for 2026-03-02?", "schoolbus.on_time_arrival_rate.v2"),
     ("Does the on-time arrival rate treat runs 3 minutes late as on time on 2026-02-01?",
      "schoolbus.on_time_arrival_rate.v2"),
+    # a limit the rule sets ("how late can …"), a rule stopping to count a thing ("counting as")
+    ("How late can a run arrive before it drops out of the on-time arrival rate on 2026-05-04?",
+     "schoolbus.on_time_arrival_rate.v2"),
+    ("When does a late run stop counting as on time in the on-time arrival rate for 2026-05-04?",
+     "schoolbus.on_time_arrival_rate.v2"),
 ])
 def test_late_in_a_criteria_question_asks_for_the_definition(ctx, question, doc_id):
     r = ask(ctx, question, "analyst")
@@ -74,3 +80,5 @@ def test_intents():
     assert "freshness" not in detect_intents("is a run 4 minutes late on time?")
     assert "freshness" in detect_intents("is the gps data 3 hours late?")
     assert "freshness" in detect_intents("are the bus loads late today?")
+    assert "freshness" not in detect_intents("how late can a run arrive before it drops out of the rate?")
+    assert "freshness" in detect_intents("how late can the GPS data be?")

@@ -69,7 +69,8 @@ METHOD_WORDS = ("measured", "calculated", "computed", "counted", "calculate", "c
 # <count as> on time?", "what is <considered> a late delivery?"): a question about its criteria,
 # never about a value or the data's state, whatever value word stands beside them.
 CRITERIA_WORDS = ("count as", "counts as", "considered", "qualify as", "qualifies as", "to count in",
-                  "to count toward", "to count towards", "to be counted", "to be included", "to qualify")
+                  "to count toward", "to count towards", "to be counted", "to be included", "to qualify",
+                  "counting as", "counted as", "still compliant", "still counts", "still count")
 # A rule that admits or classes things ("does OTP <allow> departures 10 minutes late?", "do we
 # <count> 10 minutes late <as> on time?"): a question about the definition's criteria too.
 _CRITERIA_VERBS = re.compile(r" (?:allow|allows|allowed|permit|permits|permitted|tolerate|tolerates|tolerated) "
@@ -84,6 +85,10 @@ _DATA_NOUNS = re.compile(r" (?:data|table|tables|load|loads|feed|feeds|source|so
 # "How many minutes must an interruption last …", "within how many minutes should the text go
 # out?": a number a rule sets, asked with a modal, is the definition's, not a value of the data.
 _RULE_NUMBER = re.compile(r" how (?:many|much|long)(?: \S+){0,6}? (?:must|should|has to|have to|needs to|need to) ")
+# "How late can a book be returned before it counts …": a limit the rule sets, unless the
+# question is about data ("how late can the SCADA data be?", `_DATA_NOUNS`).
+_LATE_LIMIT = re.compile(r" how (?:late|early|long|many days|many hours|many minutes)(?: \S+){0,2}? "
+                         r"(?:can|may|could|is allowed|are allowed) ")
 # "What's the metric for how many of our flights land on schedule?", "which KPI tells how many
 # parcels arrive late?": the question asks which metric a description is, so the value and
 # freshness words inside the description ask for neither ("the metric value for July" does).
@@ -372,7 +377,8 @@ def _intents_of(question: str, names: Iterable[str] = ()) -> set[str]:
     # "What was the X definition in force on …" asks for a definition: a value word beside a
     # word naming the definition asks for no number.
     definition_asked = any(f" {w} " in q for w in DEFINITION_WORDS + CRITERIA_WORDS) or bool(
-        _WHICH_METRIC.search(q) or _RULE_NUMBER.search(q) or _CRITERIA_VERBS.search(q))
+        _WHICH_METRIC.search(q) or _RULE_NUMBER.search(q) or _CRITERIA_VERBS.search(q)
+        or (_LATE_LIMIT.search(q) and not _DATA_NOUNS.search(q)))
     if "value" in found and definition_asked:
         found.discard("value")
     if not found and not definition_asked and names and breakdown(question, names):
