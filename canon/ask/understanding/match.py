@@ -222,11 +222,12 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
             id_name = normalize(_humanize(parts[-1]))
             long = spelled_out(d.title, id_name)
             named = parenthesized_names(d.title, id_name) | ({long} if long else set())
-            if d.status == Status.approved:
-                # An approved definition's title names its object in full where the id is
-                # shortened ("Vaccine reminder conversion rate …" of metric.vet.vaccine_reminder_conversion,
-                # "Post-operative complication rate …" of metric.vet.post_op_complication_rate); taken
-                # only where no other object answers to it (below).
+            if d.status in (Status.approved, Status.draft):
+                # A definition's title names its object in full where the id is shortened
+                # ("Vaccine reminder conversion rate …" of metric.vet.vaccine_reminder_conversion,
+                # "Post-operative complication rate …" of metric.vet.post_op_complication_rate), and a
+                # draft's by the name its authors use ("No-show rate v3 proposal" of the appointment
+                # no-show rate); taken only where no other object answers to it (below).
                 core = normalize(_TITLE_NOISE.sub("", _PARENTHESIZED.sub(" ", d.title)))
                 if len(core.split()) >= 2 and core != id_name:
                     named.add(core)
