@@ -237,7 +237,10 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         # "a chat thread that said <claim>": a relative clause attributes as the verb alone does
         if end + 1 < len(toks) and toks[end][0] in ("that", "which") and toks[end + 1][0] in ATTRIBUTION_VERBS:
             end += 1
-        compared = bool(before) and before[-1] in ("like", "as")
+        # "like the draft does", "as the wiki says"; "as in the v3 proposal", "like in the old wiki"
+        # compare with what the source states without a verb after it
+        compared_in = before[-2:] in (["as", "in"], ["like", "in"])
+        compared = bool(before) and (before[-1] in ("like", "as") or compared_in)
         # "per the wiki, …" (a determiner: "cost per page" names no source); "based on the wiki, …"
         according = (before[-2:] in (["according", "to"], ["based", "on"], ["going", "by"])
                      or (before[-1:] == ["per"] and toks[start][0] in _DETERMINERS))
@@ -268,7 +271,7 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         judged = (before[-1:] and before[-1] in _COPULAS and verb in JUDGEMENTS) or (
             verb in _COPULAS and after in JUDGEMENTS)
         # "The v3 proposal <would divide> by cows calved": a modal and its verb state what it proposes.
-        attributed = verb in ATTRIBUTION_VERBS or judged or described or (compared and verb in _AUXILIARIES) or (
+        attributed = verb in ATTRIBUTION_VERBS or judged or described or compared_in or (compared and verb in _AUXILIARIES) or (
             _opens_clause(toks, start) and (_finite_verb(verb) or (verb in _PROPOSING_MODALS and _word_at(toks, end + 1))))
         if not (attributed or according or perceived or quoted or headed):
             i = end
