@@ -19,7 +19,8 @@ from __future__ import annotations
 import pytest
 from corpus_context import governed_doc, module_context
 
-from canon.ask.pipeline import ask
+from canon.ask.pipeline import _runbook_described, ask
+from canon.ask.understanding.parse import parse_question
 
 METRIC = "car.reservation_no_show_rate.v1"
 RUNBOOK = "runbook.car.counter_outage"
@@ -36,6 +37,14 @@ DOCS = [
                  "When the rental counter system is down, the counter staff switch to paper rental agreements. "
                  "Reservations missed during an outage are logged as system cancellations, not no-shows. Escalate "
                  "to the branch manager when the outage lasts more than 2 hours.", kind="runbook"),
+    governed_doc("runbook.car.fleet_downtime", "runbook.car.fleet_downtime", "Fleet downtime runbook",
+                 "If more than 2 cars at one branch are off the road for over a day, escalate to the regional "
+                 "fleet manager.", kind="runbook"),
+    # Models whose columns share the question's words, ranked above the runbook by retrieval.
+    *[governed_doc(f"model.fct_branch_cars_{k}.v1", f"model.car.fct_branch_cars_{k}", f"dbt model schema fct_branch_cars_{k} v1",
+                   f"dbt model. Grain: one row per car per branch per day. Columns: car_id, branch_id, day, "
+                   f"off_road_days, cars_at_branch, road_status_{k}.", kind="model_schema", authority=90)
+      for k in range(6)],
     governed_doc(WIKI, "wiki.car.branch_glossary", "Rental desk glossary — old branch wiki",
                  "Old wiki page. Every cancellation is a no-show, whenever it is made.", kind="wiki",
                  status="superseded", authority=30),
@@ -65,6 +74,22 @@ def test_a_procedure_or_a_named_runbook_is_still_the_runbook(ctx, question):
     r = ask(ctx, question, "analyst")
     assert r.action == "answer" and r.evidence[0].doc_id == RUNBOOK, (question, r.action, r.reason,
                                                                        [e.doc_id for e in r.evidence])
+
+
+def test_a_procedure_finds_its_runbook_below_the_retrieved_ones(ctx):
+    r = ask(ctx, "three cars at one branch have been off the road for two days - who do we escalate to?", "analyst")
+    assert r.action == "answer" and r.evidence[0].doc_id == "runbook.car.fleet_downtime", (
+        r.action, r.reason, [e.doc_id for e in r.evidence])
+
+
+def test_the_runbooks_are_read_when_retrieval_ranks_none_of_them(ctx):
+    # the probe's case: retrieval ranked five models above the runbook, so none was among the
+    # governed hits read; the role's runbooks are read then
+    p = parse_question("three cars at one branch have been off the road for two days - who do we escalate to?",
+                       ctx.catalog)
+    assert _runbook_described(ctx, p, "analyst", []) == "runbook.car.fleet_downtime"
+    assert _runbook_described(ctx, parse_question("what do we do when the printer jams?", ctx.catalog),
+                              "analyst", []) is None
 
 
 def test_a_procedure_no_runbook_describes_finds_none(ctx):

@@ -1543,6 +1543,22 @@ def _procedure_runbook(ctx, p: ParsedQuestion, view: RoleView, concept: str) -> 
     return shared[0][1] if shared[0][0] > shared[1][0] else None
 
 
+def _runbook_described(ctx, p: ParsedQuestion, role: str, governed: list[Document]) -> str | None:
+    """The approved runbook whose text the question's words describe: the first retrieval ranked
+    among `governed`, else the one of all the role's runbooks (runbooks are few; retrieval may
+    rank a model whose columns share the words above them). None when none, or several, do."""
+    described_as = asking_part(without_sources(p.text, p.named_sources))
+
+    def described(d: Document) -> bool:
+        return describes(described_as, _description_text(ctx, d.object_id, role, described_as))
+    ranked = next((d for d in governed if d.kind == "runbook" and described(d)), None)
+    if ranked is not None:
+        return ranked.object_id
+    found = {d.object_id for d in ctx.view(role).by_kind.get("runbook", [])
+             if d.status == Status.approved and described(d)}
+    return found.pop() if len(found) == 1 else None
+
+
 @lru_cache(maxsize=1 << 12)
 def _padded_text(text: str) -> str:
     """A document's text normalized as names are, with a space at either end: a name is said in
@@ -1858,6 +1874,12 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
     # Only a governed object near the top counts: far down the list it is off-topic.
     governed = [d for d in ordered[:5] if d.status == Status.approved and d.kind in CONCEPT_PRIORITY]
     timings.mark("constrain", t)
+    if asks_procedure(p.text) and not asks_definition(p.text):
+        # "What do we do when the counter system is down?": what to do is a runbook's, found by
+        # the words its steps use, not by a name (nor judged as a measure's name would be).
+        runbook = _runbook_described(ctx, p, role, governed)
+        if runbook is not None:
+            return runbook, None
     if governed:
         # Retrieval's proposal is a weak match. In order: a governed object near the top whose
         # names cover the question's object phrase; the top one, when the question describes it
@@ -1872,13 +1894,6 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         # escalation runbook tells me to …"): they describe the source, not the object.
         described_as = asking_part(without_sources(p.text, p.named_sources))
         covs = {d.object_id: _coverage(ctx, d.object_id, p.text, role) for d in governed}
-        if asks_procedure(p.text) and not asks_definition(p.text):
-            # "What do we do when the counter system is down?": what to do is a runbook's, found by
-            # the words its steps use, not by a name (nor judged as a measure's name would be).
-            runbook = next((d for d in governed if d.kind == "runbook" and describes(
-                described_as, _description_text(ctx, d.object_id, role, described_as))), None)
-            if runbook is not None:
-                return runbook.object_id, None
         for d in governed:
             if _within_names(covs[d.object_id].phrase, set_aside):
                 continue
