@@ -512,6 +512,11 @@ def _distinctive(catalog: dict[str, ObjectEntry]) -> dict[str, set[str]]:
     return out
 
 
+# Nouns that head measures in any domain: too general to identify an object on their own.
+_HEAD_WORDS = frozenset({"rate", "rates", "ratio", "share", "time", "score", "index", "count", "number", "total",
+                         "percentage", "percent", "average", "median", "value", "amount", "volume", "level"})
+
+
 @lru_cache(maxsize=1 << 16)
 def _token_in(t: str, q_tokens: frozenset[str]) -> bool:
     """`t` is a question word, or (5+ letters) one misspelled. Cached: one question's
@@ -524,6 +529,11 @@ def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: frozenset[
     """`token_hits`: every distinctive token of the catalog `_token_in` the question (the
     `MatchIndex` finds them once per question); None tests this entry's own."""
     hits = (distinctive & token_hits) if token_hits is not None else {t for t in distinctive if _token_in(t, q_tokens)}
+    # A measure's head ("share", "rate") that one name happens to hold alone names nothing: "which
+    # metric measures the share of departures …" is not about the one "… share" in the catalog.
+    # Beside another of the name's own words it counts ("somatic cell <count>").
+    if hits <= _HEAD_WORDS:
+        return 0.0
     noun = any(n in q_tokens for k in entry.kinds for n in KIND_NOUNS.get(k, ()))
     if len(hits) >= 2 or (hits and noun):
         return 90.0 + min(len(hits), 5)
