@@ -70,7 +70,7 @@ METHOD_WORDS = ("measured", "calculated", "computed", "counted", "calculate", "c
 # never about a value or the data's state, whatever value word stands beside them.
 CRITERIA_WORDS = ("count as", "counts as", "considered", "qualify as", "qualifies as", "to count in",
                   "to count toward", "to count towards", "to be counted", "to be included", "to qualify",
-                  "counting as", "counted as", "still compliant", "still counts", "still count")
+                  "counting as", "counted as", "still counts", "still count")
 # A rule that admits or classes things ("does OTP <allow> departures 10 minutes late?", "do we
 # <count> 10 minutes late <as> on time?"): a question about the definition's criteria too.
 _CRITERIA_VERBS = re.compile(r" (?:allow|allows|allowed|permit|permits|permitted|tolerate|tolerates|tolerated) "
