@@ -657,6 +657,13 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     parts = [m for m in candidates if taken_in_as_part(p.text, covs[m.object_id].phrase or m.name.split())]
     if parts and len(parts) < len(candidates):
         candidates = [m for m in candidates if m not in parts]
+    elif parts:
+        # "The circulation v3 proposal adds e-book checkouts. Do we do that …?": the only measure
+        # named outside the source is the part its claim adds; the object whose revision the
+        # source is takes it in.
+        owner = _object_of_claim_source(ctx, p, view.role, view)
+        if owner is not None and owner not in {m.object_id for m in parts}:
+            return owner, [], set_aside
     if p.intent == "model":
         models = [m for m in candidates if "model_schema" in m.kinds and m.score >= 99]
         if models:
