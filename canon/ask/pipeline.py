@@ -25,7 +25,7 @@ import datetime as dt
 import time
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Iterable
 
 import duckdb
 from rapidfuzz import fuzz
@@ -1541,8 +1541,7 @@ def _procedure_runbook(ctx, p: ParsedQuestion, view: RoleView, concept: str) -> 
     it. Of several, the one whose text shares most of the question's other content words; None
     when none does or two tie."""
     names = [n for n in ctx.catalog[concept].names if len(n) >= 3]
-    found = [d for d in view.by_kind.get("runbook", []) if d.status == Status.approved
-             and any(f" {n} " in _padded_text(d.text) for n in names)]
+    found = [d for d in view.by_kind.get("runbook", []) if d.status == Status.approved and _says_a_name(d, names)]
     if len(found) <= 1:
         return found[0].object_id if found else None
     asked = set(content_words(p.text)) - {w for n in names for w in n.split()}
@@ -1564,6 +1563,12 @@ def _runbook_described(ctx, p: ParsedQuestion, role: str, governed: list[Documen
     found = {d.object_id for d in ctx.view(role).by_kind.get("runbook", [])
              if d.status == Status.approved and described(d)}
     return found.pop() if len(found) == 1 else None
+
+
+def _says_a_name(doc: Document, names: Iterable[str]) -> bool:
+    """`doc`'s text writes one of `names` whole, normalized as names are."""
+    text = _padded_text(doc.text)
+    return any(f" {n} " in text for n in names)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -1631,7 +1636,7 @@ def _named_conflicts(ctx, p: ParsedQuestion, primary: Document, shown: list[Docu
             ids = {d.doc_id: d for d in pool}
             for h in _retrieve(ctx, p.text, role, k=10):
                 d = ids.get(h.doc_id)
-                if d is not None and any(f" {n} " in f" {normalize(d.text)} " for n in names):
+                if d is not None and _says_a_name(d, names):
                     related = [d]
                     break
         if len(related) > 1 and ctx.retriever is not None:
