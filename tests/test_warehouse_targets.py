@@ -111,6 +111,45 @@ def _direct_duckdb(path: Path, catalog_sql: str = "") -> tuple[Decimal, Decimal]
     return sum(a for s, a in august if s == "completed"), statistics.median(a for _, a in august)
 
 
+def test_a_name_and_a_period_alone_ask_for_the_value_where_it_computes(duckdb_team):
+    """"completed sales for August 2026" names the metric and a period and asks nothing else: the
+    value over the period, under the governing revision, where the team's semantic layer
+    computes it; without one, the definition that governs the period (never an abstention).
+    A word naming the definition, or a single day, still asks for the definition
+    (canon/ask/understanding/parse.py, `names_and_period_only`)."""
+    from canon.ask.pipeline import AskContext, ask
+    from canon.registry.policy import Policy
+    from canon.sources.dbt.artifacts import read_artifacts
+    from canon.sources.dbt.documents import documents_from_artifacts
+
+    base, env, artifacts = duckdb_team
+    bundle = read_artifacts(artifacts["books"])
+    docs = [d for d in documents_from_artifacts(bundle.governed, bundle.nodes.to_pylist(), bundle.edges.to_pylist(),
+                                                bundle.freshness, revision=bundle.revision, default_roles=["analyst"])
+            if d.kind == "metric_definition"]
+    metric = {d.metadata["dbt_unique_id"].rsplit(".", 1)[-1]: d for d in docs}
+    assert {"completed_sales", "median_order_amount"} <= set(metric), sorted(metric)
+    total, median = _direct_duckdb(base / "shop" / "data" / "books.duckdb")
+    engine = _engine(_team(base, "books"), artifacts["books"], env)
+    ctx = AskContext(docs=sorted(docs, key=lambda d: d.doc_id), policy=Policy(), metric_values=engine.value,
+                     log_answers=False)
+    for question, expected in (("completed sales for August 2026", total), ("Completed sales, 2026-08?", total),
+                               ("what is the median order amount for august 2026?", median)):
+        resp = ask(ctx, question, "analyst")
+        assert resp.action == "calculate", (question, resp.answer)
+        assert resp.calculation["value"] == float(expected) and expected > 0, question
+        assert resp.calculation["period_start"] == "2026-08-01" and resp.calculation["period_end"] == "2026-09-01"
+    for question in ("completed sales definition for August 2026", "completed sales for 2026-08-14",
+                     "Does completed sales include returned orders for August 2026?"):
+        resp = ask(ctx, question, "analyst")
+        assert resp.action == "answer" and resp.calculation is None, (question, resp.answer)
+        assert resp.evidence[0].doc_id == metric["completed_sales"].doc_id, question
+    ctx.metric_values = None
+    resp = ask(ctx, "completed sales for August 2026", "analyst")
+    assert resp.action == "answer" and resp.evidence[0].doc_id == metric["completed_sales"].doc_id, resp.answer
+    assert "August 2026" in resp.answer
+
+
 def test_a_duckdb_file_at_the_teams_path_with_its_own_catalog(duckdb_team):
     base, env, artifacts = duckdb_team
     engine = _engine(_team(base, "books"), artifacts["books"], env)

@@ -104,6 +104,7 @@ from canon.ask.understanding.parse import (
     asks_procedure,
     check_question,
     name_runs,
+    names_and_period_only,
     parse_question,
     reread_intents,
 )
@@ -548,6 +549,11 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
             "metric_definition" in ctx.catalog[concept].kinds):
         timings.mark("resolve", t)
         return _value_without_period(ctx, p, role, concept)
+    if p.period is not None and not p.versions and not p.intents:
+        valued = _value_if_computed(ctx, p, role, concept)
+        if valued is not None:
+            timings.mark("resolve", t)
+            return valued
     if p.versions or p.period is not None:
         # A revision named, or a period rather than a day (canon/ask/revisions.py).
         sel = (revisions.by_version(revs, concept, p.versions, p.clock, role, ctx.policy) if p.versions
@@ -2133,6 +2139,23 @@ def _metric_value(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -
                                "how to report the period.",
                         evidence=[Evidence.of(first_res.chosen, "conflict"), Evidence.of(last_res.chosen, "conflict")])
     return calculate.metric_value(last_res.chosen, start, end, ctx.metric_values, role, p.period_label)
+
+
+def _value_if_computed(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response | None:
+    """A metric's name and a period and nothing else ("net revenue for july 2026") asks for the
+    metric over that period: its value where the semantic layer computes it, under the revision
+    that governs the period. None where it cannot (no semantic layer, a metric it does not
+    compute, a definition that changes within the period and parts that do not compute): the
+    definition governing the period answers instead, never an abstention in its place."""
+    entry = ctx.catalog[concept]
+    names = set(entry.names) | set(entry.initials) | {m.name for m in p.matches if m.object_id == concept}
+    if (ctx.metric_values is None or "metric_definition" not in entry.kinds or p.named_sources
+            or not names_and_period_only(p.text, names)):
+        return None
+    resp = _metric_value(ctx, p, role, concept)
+    if resp.action == "calculate" or resp.action == "deny":
+        return resp
+    return None
 
 
 def _value_without_period(ctx: AskContext, p: ParsedQuestion, role: str, concept: str) -> Response:

@@ -58,7 +58,8 @@ def evaluate(corpus: Path, gold_path: Path, *, contract: Contract | None = None,
             results["summary"]["answer_log_rows"] = len(log_rows)
             # Each log row against what its own role may not see.
             results["summary"]["permission_leaks"] += sum(
-                len(leaks_of(json.dumps([str(v) for v in row[1:]]), [d for d in docs if not visible(d, row[0], policy)]))
+                len(leaks_of(json.dumps([str(v) for v in row[1:]]), [d for d in docs if not visible(d, row[0], policy)],
+                             [d for d in docs if visible(d, row[0], policy)]))
                 for row in log_rows)
             results["summary"]["documents"] = len(docs)
             results["summary"]["quarantined"] = len(build.quarantined)
@@ -118,7 +119,7 @@ def _run_cases(ctx, cases: list[GoldCase], docs: list[Document], policy) -> dict
             named = set(c.gold_docs) - {e.doc_id for e in resp.evidence if e.use == "primary"}
             conflict_hit += bool(named) and named <= {e.doc_id for e in resp.evidence if e.use == "conflict"}
         invisible = [d for d in docs if not visible(d, c.role, policy)]
-        case_leaks = leaks_of(json.dumps(data), invisible)
+        case_leaks = leaks_of(json.dumps(data), invisible, [d for d in docs if visible(d, c.role, policy)])
         leaks += len(case_leaks)
         out_cases.append({"id": c.id, "expected_action": c.expected_action, "gold_docs": c.gold_docs,
                           "passed": ok and (not c.gold_docs or recall(top3, c.gold_docs) == 1.0) and not case_leaks

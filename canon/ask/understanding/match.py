@@ -183,6 +183,32 @@ def parenthesized_names(title: str, id_name: str) -> set[str]:
     return names - {id_name} if id_name in names else set()
 
 
+# A one-word qualifier a title puts in parentheses after the name ("Turbine availability
+# (time-based)", "Gross margin (risk-adjusted)"): which of the measure's kinds it is. Words of a
+# document's status or age say nothing of the measure.
+_QUALIFIER_IN_PARENS = re.compile(r"^(?P<name>[^()]+?)\s*\((?P<qualifier>[a-z]+(?:-[a-z]+)*)\)", re.IGNORECASE)
+_STATUS_QUALIFIERS = frozenset({"draft", "deprecated", "legacy", "old", "new", "beta", "retired", "superseded",
+                                "approved", "proposed", "proposal", "interim", "provisional", "preliminary",
+                                "current", "latest", "archived", "obsolete", "pilot", "wip", "tbd", "internal"})
+
+
+def qualified_names(title: str, id_name: str) -> set[str]:
+    """The names a definition's title gives its object with a qualifier in parentheses after the
+    name: "Turbine availability (time-based) …" (id "availability") also names "time based
+    turbine availability" and, the id's name being the end of the title's, "time based
+    availability". Empty for an initialism ("(CF)", `parenthesized_names`) or a status word."""
+    m = _QUALIFIER_IN_PARENS.match(title)
+    if m is None or m.group("qualifier").isupper() or normalize(m.group("qualifier")) in _STATUS_QUALIFIERS:
+        return set()
+    qualifier, name = normalize(m.group("qualifier")), normalize(m.group("name"))
+    if not name or abbreviates(qualifier.replace(" ", ""), name.split()):
+        return set()
+    names = {f"{qualifier} {name}"}
+    if id_name and name != id_name and name.endswith(f" {id_name}"):
+        names.add(f"{qualifier} {id_name}")
+    return names
+
+
 def observed_name(title: str) -> str:
     """What a freshness snapshot's title says it observes: the title less its time and the
     kind's own nouns after it ("Logistics raw loads freshness snapshot 2026-11-02 08:00 UTC" ->
@@ -221,7 +247,8 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
             # out the initialism the id is named by ("Mean time to acknowledge (MTTA) …", metric.itops.mtta).
             id_name = normalize(_humanize(parts[-1]))
             long = spelled_out(d.title, id_name)
-            named = parenthesized_names(d.title, id_name) | ({long} if long else set())
+            named = parenthesized_names(d.title, id_name) | qualified_names(d.title, id_name) | (
+                {long} if long else set())
             if d.status in (Status.approved, Status.draft):
                 # A definition's title names its object in full where the id is shortened
                 # ("Vaccine reminder conversion rate …" of metric.vet.vaccine_reminder_conversion,

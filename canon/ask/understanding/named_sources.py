@@ -187,10 +187,30 @@ def _opens_sentence(toks, start: int) -> bool:
     return start == 0 or toks[start - 1][0] in _SENTENCE_END
 
 
+# Words that open a sentence's fronted phrase, which a comma closes before its subject ("For the
+# July capacity factor, <the old wiki uses …>", "Btw, <the runbook says …>").
+_FRONTED = frozenset({"for", "in", "on", "at", "as", "regarding", "re", "about", "with", "since", "from", "by",
+                      "under", "during", "after", "before", "also", "btw", "fyi", "fwiw", "anyway", "ok", "okay",
+                      "so", "hi", "hey", "hello"})
+
+
+def _after_fronted_phrase(toks, start: int) -> bool:
+    """A comma before the phrase closes a phrase fronted in its sentence, that a preposition or a
+    discourse word opens: the phrase is the subject of the sentence's main clause."""
+    if start < 2 or toks[start - 1][0] != ",":
+        return False
+    first = start - 1
+    while first > 0 and toks[first - 1][0] not in _SENTENCE_END and toks[first - 1][0] != ",":
+        first -= 1
+    return (first == 0 or toks[first - 1][0] in _SENTENCE_END) and toks[first][0] in _FRONTED
+
+
 def _opens_clause(toks, start: int) -> bool:
-    """The phrase opens a sentence, or a clause reported after a verb of saying or perceiving
-    ("my predecessor said <the old wiki counts …>", "someone told me <the runbook puts …>")."""
-    if _opens_sentence(toks, start):
+    """The phrase opens a sentence, or its main clause after a fronted phrase ("For the July
+    capacity factor, <the old wiki uses …>"), or a clause reported after a verb of saying or
+    perceiving ("my predecessor said <the old wiki counts …>", "someone told me <the runbook
+    puts …>")."""
+    if _opens_sentence(toks, start) or _after_fronted_phrase(toks, start):
         return True
     prev = toks[start - 1][0]
     if prev in ATTRIBUTION_VERBS or prev in _PERCEIVED:

@@ -15,7 +15,7 @@ from canon.ask.understanding.coverage import _is_boundary
 from canon.ask.understanding.match import ObjectEntry, ObjectMatch, match_objects, normalize
 from canon.ask.understanding.named_sources import NamedSource, extract_named_sources, outside_claims
 from canon.ask.understanding.qualifiers import breakdown
-from canon.core.dates import find_date
+from canon.core.dates import MONTHS, find_date
 from canon.core.errors import CanonInputError
 from canon.core.fiscal_calendar import FiscalCalendar
 
@@ -312,6 +312,28 @@ def detect_intents(question: str, names: Iterable[str] = ()) -> set[str]:
         if any(s.endswith("?") for s in sentences) and len(kept) < len(sentences):
             found -= METADATA_INTENTS - _intents_of(" ".join(kept), names)
     return found
+
+
+# The words a question may hold beside an object's name and still ask nothing more of it than
+# "that object over that period" ("net revenue for july 2026", "what is OTP for Q3 2026?"): the
+# words that place a period, and the words that only point at it.
+_PERIOD_WORDS = frozenset(MONTHS) | {
+    "q1", "q2", "q3", "q4", "h1", "h2", "fy", "ytd", "qtd", "mtd", "week", "month", "quarter", "year", "half",
+    "last", "this", "previous", "so", "far", "to", "date", "through", "thru", "until", "and"}
+_POINTING_WORDS = frozenset({
+    "for", "in", "during", "over", "across", "of", "the", "our", "what", "s", "is", "show", "me", "give", "get",
+    "please", temporal.PLACEHOLDER})
+_PERIOD_TOKEN = re.compile(r"\d+|fy\d{2,4}|w\d{1,2}|q[1-4]|h[12]")
+
+
+def names_and_period_only(question: str, names: Iterable[str]) -> bool:
+    """The question is an object's name and a period, and nothing else asks anything ("net
+    revenue for july 2026"): the object over that period, which is its value where a semantic
+    layer computes one, and otherwise the definition that governs the period
+    (canon/ask/pipeline.py, `_value_if_computed`)."""
+    rest = temporal.strip_names(normalize(question), list(names)).split()
+    return temporal.PLACEHOLDER in rest and all(
+        w in _PERIOD_WORDS or w in _POINTING_WORDS or _PERIOD_TOKEN.fullmatch(w) for w in rest)
 
 
 def asks_definition(question: str) -> bool:

@@ -186,6 +186,9 @@ def _relative(m: re.Match, clock: dt.date) -> tuple[Period, str]:
 # ---------------------------------------------------------------- periods
 
 _ORD = ORDINALS
+# Nouns of what reports over a period ("the 2026 annual report", "our 2025 audit").
+_REPORTS = (r"(?:reports?|reporting|accounts|audits?|reviews?|filings?|returns?|submissions?|statements?|results|"
+            r"scorecards?|dashboards?|packs?|publications?|close|closing|year-end)")
 _ORD_RX = "|".join(_ORD)
 _Y = r"(\d{4})"
 _PERIODS = [
@@ -210,6 +213,11 @@ _PERIODS = [
     ("year", re.compile(rf"\b(?:full[- ]year|calendar\s+year|the\s+year)\s+{_Y}\b", re.I), lambda m: (int(m[1]),)),
     ("year", re.compile(rf"\b{_Y}\s+(?:calendar|full)\s+year\b", re.I), lambda m: (int(m[1]),)),
     ("year", re.compile(rf"\b(?:in|for|during|over|throughout|across)\s+(?:the\s+)?{_Y}\b(?!\s*[-/]?\s*(?:\d|[QH][1-4]\b|W\d))", re.I),
+     lambda m: (int(m[1]),)),
+    # A year that dates a report, an audit or a close ("the 2026 annual yield report", "our 2025
+    # audit", "the 2026 close"): the year the report covers. Only the year is matched, so a close
+    # after it is read as the year's end (`_END_AFTER`).
+    ("year", re.compile(rf"\b(?:the|our|this|its|their|your)\s+{_Y}(?=\s+(?:[a-z&-]+\s+){{0,3}}?{_REPORTS}\b)", re.I),
      lambda m: (int(m[1]),)),
 ]
 # The edge of a period is a day: "end of June 2026", "end-June 2026", "the June 2026 close".
