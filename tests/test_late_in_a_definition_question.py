@@ -54,6 +54,9 @@ ctx = module_context("schoolbus", DOCS)
      "schoolbus.on_time_arrival_rate.v2"),
     ("When does a late run stop counting as on time in the on-time arrival rate for 2026-05-04?",
      "schoolbus.on_time_arrival_rate.v2"),
+    # weeks and months are durations too (airport / charity probe: "shifts logged 3 weeks late")
+    ("Do runs logged 2 weeks late count in the on-time arrival rate for 2026-05-04?",
+     "schoolbus.on_time_arrival_rate.v2"),
 ])
 def test_late_in_a_criteria_question_asks_for_the_definition(ctx, question, doc_id):
     r = ask(ctx, question, "analyst")

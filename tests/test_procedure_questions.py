@@ -65,6 +65,9 @@ ctx = module_context("ferry", DOCS)
     ("weather disruption runbook: who do we escalate to when the sailing cancellation rate passes 15 percent?",
      WEATHER),
     ("deck loading runbook: when do we close online sales?", DECK),
+    # telling or warning someone is a step too (airport / charity probe: "when do we tell the
+    # finance director about a failed direct debit run?" went to an unrelated metric)
+    ("when do we tell the loading master that online sales are closed?", DECK),
 ])
 def test_a_procedure_is_answered_from_the_runbook(ctx, question, doc_id):
     r = ask(ctx, question, "analyst")
@@ -101,6 +104,8 @@ def test_procedure_wording():
     assert not asks_procedure("How is the cancellation rate defined?")
     assert asks_procedure("Which table must have loaded before we publish the cancellation rate?")
     assert not asks_procedure("Which cancellation rate definition applies before we publish June?")
+    assert asks_procedure("When do we tell the duty manager about a cancelled sailing?")
+    assert not asks_procedure("What does the old wiki tell us about the cancellation rate?")
 
 
 def test_a_source_before_a_colon_is_asked_about():

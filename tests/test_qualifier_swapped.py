@@ -49,6 +49,7 @@ def test_another_qualifier_names_a_sibling(ctx, question):
     "How is utilisation defined?",
     # a qualifier the text itself puts before the name
     "How is storage utilisation defined?",
+    "What's the definition behind utilisation?",
 ])
 def test_the_names_own_qualifier_or_one_the_text_states(ctx, question):
     r = ask(ctx, question, "analyst")
@@ -65,3 +66,7 @@ def test_qualifier_swapped():
     # a verb after a noun is no qualifier of the name
     assert not qualifier_swapped("which columns does the model supporting utilisation have", "utilisation", names, text)
     assert not qualifier_swapped("an old page claims utilisation includes aisles", "utilisation", names, text)
+    # a preposition after an intent word places the name (airport / charity probe: "the grain of
+    # the model behind turnaround time" abstained, "behind" read as another qualifier)
+    assert not qualifier_swapped("what is the grain of the model behind utilisation", "utilisation", names, text)
+    assert not qualifier_swapped("which tables are under utilisation", "utilisation", names, text)

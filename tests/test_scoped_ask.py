@@ -159,6 +159,21 @@ def test_a_catalog_older_than_the_registry_is_not_used(tmp_path):
         con.close()
 
 
+def test_a_catalog_stored_by_other_naming_code_is_not_used(tmp_path, monkeypatch):
+    """A Canon upgrade that derives names otherwise (canon/ask/understanding/match.py) leaves the
+    documents as they were: the stored catalog holds the old names, so it is not current."""
+    con, docs, policy, emb = _workspace(tmp_path, RELEASE_SETS[0][1])
+    try:
+        assert catalog_store.catalog_is_current(con)
+        monkeypatch.setattr(catalog_store, "_NAMING_CODE", "another-version")
+        assert not catalog_store.catalog_is_current(con)
+        assert scoped_context(con, tmp_path / "lancedb", "What is net revenue?", "analyst", policy) is None
+        catalog_store.refresh_catalog(con)
+        assert catalog_store.catalog_is_current(con)
+    finally:
+        con.close()
+
+
 def test_the_anchored_observation_pattern_finds_what_the_unanchored_one_does():
     """links._OBS_SENTENCE starts a source where its word starts instead of retrying every
     position inside every word; on random words (digits, dots, underscores, non-ASCII and

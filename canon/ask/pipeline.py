@@ -48,6 +48,8 @@ from canon.ask.understanding.coverage import (
     describes,
     description_support,
     grammar_word_in_name_place,
+    head_swapped,
+    head_swapped_in_part,
     in_some_name,
     measure_of,
     modifiers_before,
@@ -115,6 +117,7 @@ from canon.ask.understanding.qualifiers import (
     left_out_after,
     left_out_stated,
     ratio_after,
+    ratio_before,
     ratio_stated,
     split_by_grain,
     time_grain,
@@ -523,7 +526,7 @@ def _answer(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView, timin
         if p.period is None:
             p = replace(p, period=(day, day + dt.timedelta(days=1)), period_label=p.period_label or day.isoformat())
         names = set(ctx.catalog[concept].names) | set(ctx.catalog[concept].initials)
-        dimension = breakdown(p.text, names)
+        dimension = breakdown(p.text, names | _name_tails(ctx.catalog[concept].names))
         if dimension:
             timings.mark("resolve", t)
             return _not_broken_down(ctx, p, role, concept, " ".join(dimension))
@@ -638,11 +641,16 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
                 and not names_a_component(p.text, covs[m.object_id].phrase)
                 # "<grid> availability" beside turbine availability: another qualifier, a sibling measure
                 and not qualifier_swapped(p.text, m.name, ctx.catalog[m.object_id].names,
-                                          " ".join(_definitions(ctx, m.object_id, view.role)))]
+                                          " ".join(_definitions(ctx, m.object_id, view.role)))
+                # "the grant win <value>" beside the grant win rate: another head, another measure
+                and not head_swapped(p.text, m.name, ctx.catalog[m.object_id].names)]
     # A whole name set aside as another measure ("the <3DS> authorization rate") leaves none of
     # its words to a longer name matched in part ("prior authorization rate"): only an object
     # whose own name the question writes out whole still stands.
-    set_aside = [m.name for m in candidates if m not in measured and _whole(m, p.text)]
+    # So does a name, whole or one at a time, that divides another measure ("the cost per <volunteer
+    # hour>").
+    set_aside = [m.name for m in candidates if m not in measured and (
+        _whole(m, p.text) or _unstated_ratio(ctx, m.object_id, p.text, view.role))]
     q = f" {normalize(p.text)} "
     candidates = [m for m in measured if not set_aside or any(f" {n} " in q for n in ctx.catalog[m.object_id].names)]
     candidates = _beside_sources(ctx, p, view, candidates)
@@ -799,13 +807,31 @@ def _unstated_modifiers(ctx, object_id: str, question: str, role: str, *, any_ki
     return unstated_modifiers(question, names, " ".join([*entry.names, *definitions]), {entry.domain} - {""})
 
 
+def _name_tails(names) -> set[str]:
+    """The last two or more words of each name ("grant win rate" of "trust and foundation grant
+    win rate"): where a question's name ends when it writes a long name in part, so what follows
+    it ("… per funder", "… by funder") is read after the name, not after its first words."""
+    return {" ".join(nw[i:]) for nw in (n.split() for n in names) for i in range(1, len(nw) - 1)}
+
+
 def _unstated_ratio(ctx, object_id: str, question: str, role: str) -> bool:
     """The question writes "per <noun>" after a whole name of the object and neither its names
-    nor its visible approved definitions measure per that noun (qualifiers.ratio_stated)."""
+    nor its visible approved definitions measure per that noun (qualifiers.ratio_stated), or "<a
+    measure> per" before it that they never write (qualifiers.ratio_before)."""
     entry = ctx.catalog[object_id]
     names = set(entry.names) | set(entry.initials)
-    words = ratio_after(question, names)
-    return bool(words) and not ratio_stated(words, names, " ".join(_definitions(ctx, object_id, role)))
+    words = ratio_after(question, names | _name_tails(entry.names))
+    if words:
+        return not ratio_stated(words, names, " ".join(_definitions(ctx, object_id, role)))
+    # "<cost> per volunteer hour": the object divides another measure, which its names and
+    # definitions never put before "per".
+    before = ratio_before(question, names)
+    if not before:
+        return False
+    noun = singular(before[-1])
+    text = f" {normalize(' '.join(_definitions(ctx, object_id, role)))} "
+    return not any(noun in {singular(w) for w in n.split()} for n in names) and not any(
+        f" {w} per " in text for w in (before[-1], noun))
 
 
 def _other_aggregate_beside(ctx, object_id: str, question: str, cov, role: str) -> bool:
@@ -955,7 +981,10 @@ def _coverage(ctx, object_id: str, question: str, role: str):
     # A name its text states may be the only one the question uses ("how are viewing hours
     # calculated and where does that data come from?"): read them when the catalog's names
     # leave words uncovered or name nothing.
-    if not cov.covered or (not cov.phrase and entry.stated):
+    # So are they when the question writes one out whole ("how is <average donation> defined?",
+    # where the catalog's "average gift size" covers only "average").
+    if not cov.covered or (not cov.phrase and entry.stated) or (
+            entry.stated and any(f" {n} " in _padded_text(question) for n in entry.stated)):
         stated = _stated_names(ctx, object_id, role)
         if stated:
             cov = coverage(question, entry.names | stated, extra)
@@ -1579,8 +1608,8 @@ def _says_a_name(doc: Document, names: Iterable[str]) -> bool:
 
 @lru_cache(maxsize=1 << 12)
 def _padded_text(text: str) -> str:
-    """A document's text normalized as names are, with a space at either end: a name is said in
-    it when " <name> " is (parsed once per revision, not per question)."""
+    """A document's text (or a question) normalized as names are, with a space at either end: a
+    name is said in it when " <name> " is (parsed once per revision, not per question)."""
     return f" {normalize(text)} "
 
 
@@ -1697,12 +1726,17 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return False   # "mean time to <failure>": the shared start of two names names neither
     if renames(question, names):
         return False   # "block time <variance>" of block time adherence: another noun in the head's place
+    if head_swapped(question, " ".join(cov.phrase), names) or head_swapped_in_part(
+            question, names | _stated_names(ctx, d.object_id, role)):
+        return False   # "average seat <count>" of average seat price: another measure's head in its place
     if negation_dropped(names, tuple(normalize(question).split())):
         return False   # "the technical loss rate" of the non technical loss rate: its opposite
     if _other_aggregate_beside(ctx, d.object_id, question, cov, role):
         return False   # "the <mean> pothole repair time" beside a median, as in `_pick_concept`
     if _unstated_modifiers(ctx, d.object_id, question, role):
         return False   # "the <90>-day … rate" beside a definition of 7 days, as in `_pick_concept`
+    if _unstated_ratio(ctx, d.object_id, question, role):
+        return False   # "… rate <per funder>", "<cost> per volunteer hour", as in `_pick_concept`
     if names_a_component(question, cov.phrase):
         return False   # "fees as a percentage of <GMV>", as in `_pick_concept`
     if identifier_unnamed(question, cov.phrase, ctx.catalog[d.object_id].names):
@@ -1936,7 +1970,10 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         # a part of the measure asked about ("fees as a percentage of <gross merchandise value>"),
         # nor one that only the words of that name describe (its model) (`_aside`).
         aside = _aside(ctx, governed, covs, described_as, set_aside, role)
-        open_ = [d for d in governed if d.object_id not in aside]
+        # Nor one whose name's start the question writes before another measure's head ("average
+        # seat <count>" beside "average seat price"): the words describe the other measure.
+        open_ = [d for d in governed if d.object_id not in aside and not head_swapped_in_part(
+            p.text, _visible_names(ctx, d.object_id, role) | _stated_names(ctx, d.object_id, role))]
         resolved = _described_in_discovery(ctx, p, role, open_, covs, described_as) if open_ else None
         if resolved is not None:
             return resolved, None

@@ -21,16 +21,27 @@ is false and the caller loads the whole registry, as before.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Iterable, NamedTuple
 
 import duckdb
 import pyarrow as pa
 from rapidfuzz import fuzz, process
 
+from canon.ask.understanding import match as match_module
 from canon.ask.understanding.fuzzy_filter import required_shared_bigrams
-from canon.ask.understanding.match import _DOMAIN_BONUS, _MARGIN, STATING_KINDS, _name_core, normalize, object_catalog
+from canon.ask.understanding.match import (
+    _DOMAIN_BONUS,
+    _MARGIN,
+    STATING_KINDS,
+    _name_core,
+    normalize,
+    object_catalog,
+    question_tokens,
+)
 from canon.core import db
 from canon.core.schema import ensure_ask_catalog
 from canon.registry import store as registry
@@ -51,15 +62,22 @@ class _Head(NamedTuple):
     text: str = ""
 
 
+# The code that derives an object's names from its documents: a Canon upgrade that names objects
+# otherwise ("TAT" of "Aircraft turnaround time (TAT)") makes a stored catalog stale as a changed
+# document does.
+_NAMING_CODE = hashlib.sha256(Path(match_module.__file__).read_bytes()).hexdigest()[:16]
+
+
 def documents_fingerprint(con: duckdb.DuckDBPyConnection) -> str:
     """Changes when a document is added, removed, deleted or changes any field the
-    catalog or visibility reads (its text through content_hash). Hashes the short
-    columns only: the text column is most of the table."""
+    catalog or visibility reads (its text through content_hash), and when the naming code
+    changes (`_NAMING_CODE`). Hashes the short columns only: the text column is most of the
+    table."""
     row = con.execute(
         "SELECT count(*), coalesce(sum(h::HUGEINT), 0), coalesce(bit_xor(h), 0) FROM ("
         "SELECT hash(doc_id, object_id, kind, title, status, authority, version, valid_from, valid_to, "
         "allowed_roles, supersedes, content_hash, metadata_json, deleted_at) AS h FROM documents)").fetchall()[0]
-    return ":".join(str(v) for v in row)
+    return ":".join([*(str(v) for v in row), _NAMING_CODE])
 
 
 def catalog_is_current(con: duckdb.DuckDBPyConnection) -> bool:
@@ -164,7 +182,7 @@ def candidate_objects(con: duckdb.DuckDBPyConnection, question: str, threshold: 
     character, for which the bigram bound admits everything)."""
     q = normalize(question)
     q_words = q.split()
-    q_tokens = sorted(set(q_words))
+    q_tokens = sorted(question_tokens(q))
     cutoff = threshold - _DOMAIN_BONUS - _MARGIN
     if q and required_shared_bigrams(min(5, len(q)), cutoff) <= 0:
         return None

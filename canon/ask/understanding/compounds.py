@@ -20,6 +20,7 @@ from typing import Callable, Iterable
 from canon.ask.understanding import clippings
 from canon.ask.understanding.contractions import expand_contractions
 from canon.ask.understanding.match import _STOP, Catalog, _name_core
+from canon.index.embedding.local_model import english_words
 
 MIN_COMPOUND = 6   # letters of a joined or split word: shorter ones are ordinary words
 MIN_PART = 2
@@ -58,12 +59,28 @@ def as_read(question: str, known: Callable[[Iterable[str]], set[str]],
     """The question as `ask` reads it: its contractions written out ("what's" -> "what is",
     canon/ask/understanding/contractions.py), then its compounds and, given `names_with`, its
     clippings ("auth rate", canon/ask/understanding/clippings.py) as the catalog writes them."""
-    q = rewrite(expand_contractions(question), known)
+    q = rewrite(expand_contractions(question), known, names_with)
     return clippings.rewrite(q, known, names_with) if names_with is not None else q
 
 
-def rewrite(question: str, known: Callable[[Iterable[str]], set[str]]) -> str:
-    """`question` with compounds written as the catalog writes them (unchanged when none)."""
+def _grammar_word_split(t: str, following: str, k: set[str], names_with: clippings.NamesWith) -> str | None:
+    """"ontime" before "departure" -> "on time": a word no English word, cut into a grammar word
+    and a name word that some name's core has right before the question's next word ("on time
+    departure rate": "time departure"). An English word ("intake", "online") is never cut."""
+    if t in english_words():
+        return None
+    for i in range(MIN_PART, len(t) - MIN_PART + 1):
+        a, b = t[:i], t[i:]
+        if a in _STOP and b in k and any(
+                core[j:j + 2] == (b, following) for core in names_with([b]) for j in range(len(core) - 1)):
+            return f"{a} {b}"
+    return None
+
+
+def rewrite(question: str, known: Callable[[Iterable[str]], set[str]],
+            names_with: clippings.NamesWith | None = None) -> str:
+    """`question` with compounds written as the catalog writes them (unchanged when none).
+    Given `names_with`, a grammar word glued to a name word is cut as well (`_grammar_word_split`)."""
     matches = list(_WORD.finditer(question))
     asked = candidates(question)
     if not asked:
@@ -89,6 +106,11 @@ def rewrite(question: str, known: Callable[[Iterable[str]], set[str]]) -> str:
                 if len(named) >= 2 and all(p in k or p in _STOP for p in cut):
                     edits.append((matches[i].start(), matches[i].end(), " ".join(cut)))
                     break
+            else:
+                split = _grammar_word_split(t, matches[i + 1].group(0).lower(), k, names_with) if (
+                    names_with is not None and i + 1 < len(matches)) else None
+                if split is not None:
+                    edits.append((matches[i].start(), matches[i].end(), split))
         i += 1
     for start, end, text in reversed(edits):
         question = question[:start] + text + question[end:]

@@ -31,6 +31,7 @@ from canon.ask.understanding.match import (
     initialism_words,
     normalize,
     prefixed,
+    same_measure,
     singular,
     stated_names,
 )
@@ -678,6 +679,11 @@ def name_end(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
     return None if span is None else span[1]
 
 
+def name_start(toks: tuple[str, ...], names: Iterable[str]) -> int | None:
+    span = _name_span(toks, names)
+    return None if span is None else span[0]
+
+
 # Grammar words inside a measure's name ("mean time <to> repair", "dock <to> stock time").
 _LINKS = frozenset({"to", "between", "of", "for", "per", "from", "until", "till", "before", "after", "since", "in",
                     "on", "at", "by", "without", "with"})
@@ -838,6 +844,14 @@ def taken_in_as_part(question: str, phrase: list[str]) -> bool:
     return False
 
 
+# Prepositions that place a name rather than qualify it ("the model <behind> turnaround time",
+# "the tables <under> net revenue"): none is a sibling measure's qualifier.
+_PLACING_PREPOSITIONS = frozenset({"behind", "beneath", "under", "underneath", "below", "above", "beside",
+                                   "within", "inside", "into", "onto", "towards", "toward", "against", "across",
+                                   "along", "around", "through", "throughout", "via", "without", "between", "among",
+                                   "upon", "near", "beyond", "past", "like", "unlike", "versus", "vs"})
+
+
 def qualifier_swapped(question: str, matched: str, names: Iterable[str], text: str) -> bool:
     """The question writes the name it matched ("availability") after a word that is not the
     qualifier another of the object's names puts there ("<turbine> availability"), and the
@@ -861,12 +875,50 @@ def qualifier_swapped(question: str, matched: str, names: Iterable[str], text: s
         # ("the model <supporting> GMV", "an old page <claims> GMV …").
         if i >= 2 and not (_is_boundary(toks[i - 2]) or toks[i - 2] in _ARTICLES):
             continue
-        if w.endswith("ing") or is_participle(w):
+        if w.endswith("ing") or is_participle(w) or w in _PLACING_PREPOSITIONS:
             continue
         said = f" {w} {matched} " in padded or any(f" {w} {q} {matched} " in padded for q in qualifiers)
         if not said:
             return True
     return False
+
+
+# Words that head a measure or say which quantity of it ("the grant win <value>").
+_HEAD_NOUNS = frozenset(MEASURE_NOUNS) | {"value", "amount", "count", "number", "total", "sum", "figure"}
+
+
+def head_swapped(question: str, matched: str, names: Iterable[str]) -> bool:
+    """The question writes the name it matched ("grant win", an id's name shortened) and then a
+    measure's head that is not the one the object's longer names put there ("trust and
+    foundation grant win <rate>"): "the grant win <value>" names another measure, of the same
+    things, not this one."""
+    mw = matched.split()
+    n = len(mw)
+    heads = {nw[i + n] for nw in (name.split() for name in names) for i in range(len(nw) - n)
+             if nw[i:i + n] == mw and nw[i + n] in _HEAD_NOUNS}
+    if not n or not heads:
+        return False
+    toks = _words(question)
+    for i in range(len(toks) - n):
+        if list(toks[i:i + n]) != mw:
+            continue
+        w = toks[i + n]
+        # A word of the same measure is no other head ("the return to sender <ratio>").
+        if w in heads or w not in _HEAD_NOUNS or any(same_measure(w, h) for h in heads):
+            continue
+        # The word heads the phrase: the question's end or a grammar word follows it.
+        if i + n + 1 == len(toks) or _is_boundary(toks[i + n + 1]):
+            return True
+    return False
+
+
+def head_swapped_in_part(question: str, names: Iterable[str]) -> bool:
+    """The question writes the first two or more words of one of `names` and then another
+    measure's head than the name's ("average seat <count>" of "average seat price"; `head_swapped`
+    for each such start)."""
+    names = list(names)
+    return any(head_swapped(question, " ".join(nw[:k]), names)
+               for nw in (n.split() for n in names) for k in range(2, len(nw)) if nw[k] in _HEAD_NOUNS)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")

@@ -160,13 +160,34 @@ def spelled_out(title: str, short: str) -> str | None:
 _ANY_PARENTHESIZED = re.compile(r"^(?P<before>[^()]*?)\s*\((?P<short>[A-Za-z][A-Za-z0-9&]{1,9})\)(?P<after>[^()]*)")
 
 
+def _two_words(word: str) -> tuple[str, ...]:
+    """A closed compound's two English words ("turnaround" -> "turn", "around"; the bundled
+    model's vocabulary, three letters or more each), or the word alone."""
+    lexicon = english_words()
+    return next(((word[:i], word[i:]) for i in range(3, len(word) - 2)
+                 if word[:i] in lexicon and word[i:] in lexicon), (word,))
+
+
+def _abbreviated_in_parts(short: str, words: list[str]) -> int | None:
+    """How many of the last `words` `short` abbreviates when a closed compound among them gives
+    a letter for each of its parts ("TAT" of "turnaround time"); None if it abbreviates none."""
+    parts = [(p, i) for i, w in enumerate(words) for p in _two_words(w)]
+    for j in range(1, len(parts) + 1):
+        first = parts[-j][1]
+        if (len(parts) == j or parts[-j - 1][1] != first) and abbreviates(short, [p for p, _ in parts[-j:]]):
+            return len(words) - first
+    return None
+
+
 def parenthesized_names(title: str, id_name: str) -> set[str]:
     """The names a definition's title gives its object around an initialism in parentheses,
     when one of them is the object's id name: "Subrogation recovery rate (SRR) governed
     definition v1" (id "subrogation recovery rate") also names "srr"; "Special investigations
     unit (SIU) referral rate …" (id "siu referral rate") also "special investigations unit
     referral rate". The initialism must be the initials of the words just before it (with or
-    without their grammar words). Empty otherwise."""
+    without their grammar words), and the words it abbreviates the id's name, or the title's name
+    the id's name ("Aircraft turnaround time (TAT)" of "turnaround time" also names "tat"). Empty
+    otherwise."""
     m = _ANY_PARENTHESIZED.match(title)
     if m is None:
         return set()
@@ -176,11 +197,19 @@ def parenthesized_names(title: str, id_name: str) -> set[str]:
     if not short.isalpha() or not before:
         return set()
     # How many of the words before it the initialism abbreviates.
-    k = next((k for k in range(1, len(before) + 1) if abbreviates(short, before[-k:])), None)
+    k = next((k for k in range(1, len(before) + 1) if abbreviates(short, before[-k:])), None) or \
+        _abbreviated_in_parts(short, before)
     if k is None:
         return set()
     names = {" ".join(before + after), " ".join(before[:-k] + [short] + after)}
-    return names - {id_name} if id_name in names else set()
+    if id_name in names:
+        return names - {id_name}
+    # "Aircraft turnaround time (TAT) …" of metric.airport.turnaround_time: the initialism
+    # abbreviates the id's own name, which the title's opens with a qualifier, so it names the
+    # object alone as well.
+    if " ".join(before[-k:] + after) == id_name:
+        return (names | {" ".join([short] + after)}) - {id_name}
+    return set()
 
 
 # A one-word qualifier a title puts in parentheses after the name ("Turbine availability
@@ -544,11 +573,23 @@ _HEAD_WORDS = frozenset({"rate", "rates", "ratio", "share", "time", "score", "in
                          "percentage", "percent", "average", "median", "value", "amount", "volume", "level"})
 
 
+_DIGITS = re.compile(r"\D")
+
+
 @lru_cache(maxsize=1 << 16)
 def _token_in(t: str, q_tokens: frozenset[str]) -> bool:
-    """`t` is a question word, or (5+ letters) one misspelled. Cached: one question's
+    """`t` is a question word, or (5+ letters) one misspelled. Digits are no misspelling: they
+    say which one ("terminal1" is not "terminal2", nor "terminal"). Cached: one question's
     candidates share most of their tokens."""
-    return t in q_tokens or (len(t) >= 5 and any(fuzz.ratio(t, w) >= 88 and not prefixed(t, w) for w in q_tokens))
+    return t in q_tokens or (len(t) >= 5 and any(
+        fuzz.ratio(t, w) >= 88 and not prefixed(t, w) and _DIGITS.sub("", t) == _DIGITS.sub("", w) for w in q_tokens))
+
+
+def question_tokens(q: str) -> set[str]:
+    """The words of the normalized question `q`, and each word with the number after it written
+    together ("terminal 2" -> "terminal2"), as names write them ("Terminal2 expansion")."""
+    words = q.split()
+    return set(words) | {a + b for a, b in zip(words, words[1:]) if b.isdigit() and a.isalpha()}
 
 
 def _token_score(entry: ObjectEntry, distinctive: set[str], q_tokens: frozenset[str],
@@ -674,7 +715,7 @@ class MatchIndex:
         within the fuzzy bound): a name with a word outside them cannot be `_scattered`, and the
         distinctive tokens `_token_in` the question (what `_token_score` counts)."""
         q_words = q.split()
-        q_tokens = set(q_words)
+        q_tokens = question_tokens(q)
         out: set[str] = set()
         # 1. names and object ids written out whole (" name " in " q ")
         n = len(q_words)
@@ -747,7 +788,7 @@ def _match(question: str, catalog: dict[str, ObjectEntry], distinctive: dict[str
            idx: "MatchIndex | None") -> list[ObjectMatch]:
     """Score the entries `idx` names as candidates (every entry without an index)."""
     q = normalize(question)
-    q_tokens = frozenset(q.split())
+    q_tokens = frozenset(question_tokens(q))
     caps = initialism_words(question) & q_tokens
     core_scores = matched = token_hits = None
     if idx is None:

@@ -78,8 +78,9 @@ _CRITERIA_VERBS = re.compile(r" (?:allow|allows|allowed|permit|permits|permitted
                              r"classifies|classified) (?:\S+ ){1,5}?as ")
 # How late a counted thing is ("a departure <6 minutes late>"): a threshold of the definition,
 # unless the question is about data ("is the scan data 3 hours late?").
-_DURATION_LATE = re.compile(r" (?:\d+|a few|few|one|two|three|five|ten|fifteen|thirty) (?:minutes?|mins?|hours?|hrs?|"
-                            r"seconds?|secs?|days?) (?:late|early|behind) ")
+_DURATION_LATE = re.compile(r" (?:\d+|a few|few|one|two|three|four|five|six|seven|eight|nine|ten|fifteen|thirty) "
+                            r"(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|days?|weeks?|months?|years?) "
+                            r"(?:late|early|behind) ")
 _DATA_NOUNS = re.compile(r" (?:data|table|tables|load|loads|feed|feeds|source|sources|pipeline|pipelines|snapshot|"
                          r"dataset|datasets|dashboard|extract|ingestion|sync) ")
 # "How many minutes must an interruption last …", "within how many minutes should the text go
@@ -360,7 +361,7 @@ def asks_model_detail(question: str) -> bool:
 # publishing asks what to do. A question that also names the definition ("which definition do we
 # publish for June?") asks for it (canon/ask/pipeline.py reads `asks_definition` first).
 _ACTORS = r"(?:we|i|you|they|ops|the team)"
-_ACTS = (r"(?:escalate|escalated|page|paged|notify|alert|call out|dispatch|open|close|raise|contact|inform|"
+_ACTS = (r"(?:escalate|escalated|page|paged|notify|alert|call out|dispatch|open|close|raise|contact|inform|tell|warn|"
          r"rebook|publish|pause|stop|intervene|act|react|respond)")
 _PROCEDURE = (
     re.compile(rf" what (?:do|does|should|must|would|shall|can) {_ACTORS} do "),

@@ -2,7 +2,9 @@
 
 - A ratio: "net revenue <per order>", "billed energy <per customer>". The measure divided by a
   count of something is another measure than the one governed, unless the object's names or
-  its definition already say so ("cost per parcel", a mean "per outage"). `ratio_after`.
+  its definition already say so ("cost per parcel", a mean "per outage"). `ratio_after`. And
+  the other way round: "<cost> per volunteer hour" divides another measure by the object
+  (`ratio_before`).
 - A breakdown: "net revenue <by region>", "… <for each depot>", "… <broken down by tariff>".
   A value question asks for one value per member of a dimension; Canon's semantic layer
   computes one total per period, never a breakdown. `breakdown`.
@@ -19,7 +21,15 @@ import datetime as dt
 import re
 from typing import Iterable
 
-from canon.ask.understanding.coverage import MEASURE_NOUNS, excluded_words, is_participle, name_end, question_words
+from canon.ask.understanding.coverage import (
+    MEASURE_NOUNS,
+    _is_boundary,
+    excluded_words,
+    is_participle,
+    name_end,
+    name_start,
+    question_words,
+)
 from canon.ask.understanding.match import singular
 
 # The grains a value may be asked per, with the largest number of parts one question may ask
@@ -87,6 +97,32 @@ def ratio_after(question: str, names: Iterable[str]) -> list[str]:
     if end is None or end >= len(toks) or toks[end] != "per":
         return []
     return _divisor(toks, end + 1)
+
+
+_QUANTIFIERS = frozenset({"many", "much", "few", "more", "less", "fewer", "most", "least"})
+
+
+def ratio_before(question: str, names: Iterable[str]) -> list[str]:
+    """The words of a measure before "per" just before a whole name of the object ("<cost> per
+    volunteer hour", "<shop income> per volunteer hour"): the object is the denominator of
+    another measure. Empty when none, or when they are a model's row noun ("one row per …"), a
+    number, or grammar ("how many hours per volunteer …" is no measure before it)."""
+    toks = _tokens(question)
+    # A denominator is named one at a time ("per volunteer <hour>" of "volunteer hours").
+    names = {n for name in names for n in (name, " ".join(name.split()[:-1] + [singular(name.split()[-1])]))
+             if name}
+    start = name_start(tuple(toks), names)
+    if start is None or start < 2 or toks[start - 1] != "per":
+        return []
+    words: list[str] = []
+    k = start - 2
+    while k >= 0 and len(words) < 3:
+        t = toks[k]
+        if not t.isalpha() or t in _ENDS or t in _QUANTIFIERS or _is_boundary(t) or _is_period_word(t):
+            break
+        words.insert(0, t)
+        k -= 1
+    return [] if not words or words[-1] in _ROW_NOUNS else words
 
 
 def _divisor(toks: list[str], k: int) -> list[str]:
