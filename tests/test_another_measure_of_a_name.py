@@ -47,6 +47,10 @@ ctx = module_context("orchestra", DOCS)
     # "… rate per venue" after a long name written in part ("subscription renewal rate" of "season
     # subscription renewal rate", id "subscription renewal"): the ratio is read after all of it
     "subscription renewal rate per venue in 2026-10",
+    # another head after a name's first word, or a head that is an amount (airport / charity /
+    # pharmacy probes: "the owing <value>", "the generic substitution <saving>")
+    "How is the rehearsal value defined?",
+    "How is the subscription renewal saving defined?",
 ])
 def test_another_measure_abstains(ctx, question):
     r = ask(ctx, question, "analyst")

@@ -55,6 +55,7 @@ from canon.ask.understanding.coverage import (
     modifiers_before,
     names_a_component,
     names_without_head,
+    number_swapped,
     other_measure,
     phrase_in_one_name,
     qualifier_swapped,
@@ -643,7 +644,12 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
                 and not qualifier_swapped(p.text, m.name, ctx.catalog[m.object_id].names,
                                           " ".join(_definitions(ctx, m.object_id, view.role)))
                 # "the grant win <value>" beside the grant win rate: another head, another measure
-                and not head_swapped(p.text, m.name, ctx.catalog[m.object_id].names)]
+                and not head_swapped(p.text, m.name, ctx.catalog[m.object_id].names,
+                                     " ".join(_definitions(ctx, m.object_id, view.role)))
+                and not head_swapped(p.text, " ".join(covs[m.object_id].phrase), ctx.catalog[m.object_id].names,
+                                     " ".join(_definitions(ctx, m.object_id, view.role)))
+                # "the <10>-day completion rate" beside the 5-day one: another number, another measure
+                and not number_swapped(p.text, covs[m.object_id].phrase, ctx.catalog[m.object_id].names)]
     # A whole name set aside as another measure ("the <3DS> authorization rate") leaves none of
     # its words to a longer name matched in part ("prior authorization rate"): only an object
     # whose own name the question writes out whole still stands.
@@ -1718,7 +1724,11 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     cov = cov or _coverage(ctx, d.object_id, question, role)
     if cov.covered and not cov.phrase and d.kind == "metric_definition" and names_without_head(
             question, ctx.catalog[d.object_id].names) and not _asks_another_measure(ctx, d.object_id, question):
-        return True   # "how were <readmissions> counted": the readmission rate named without its head noun
+        # "how were <readmissions> counted": the readmission rate named without its head noun; "the
+        # owing <value>" puts another measure's head there.
+        definitions = " ".join(_definitions(ctx, d.object_id, role))
+        return not any(head_swapped(question, bare, ctx.catalog[d.object_id].names, definitions)
+                       for bare in without_measure_head(ctx.catalog[d.object_id].names))
     if not (cov.covered and cov.phrase) or _asks_another_measure(ctx, d.object_id, question):
         return False
     names = _visible_names(ctx, d.object_id, role)
@@ -1726,8 +1736,10 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return False   # "mean time to <failure>": the shared start of two names names neither
     if renames(question, names):
         return False   # "block time <variance>" of block time adherence: another noun in the head's place
-    if head_swapped(question, " ".join(cov.phrase), names) or head_swapped_in_part(
-            question, names | _stated_names(ctx, d.object_id, role)):
+    definitions = " ".join(_definitions(ctx, d.object_id, role))
+    if head_swapped(question, " ".join(cov.phrase), names, definitions) or head_swapped_in_part(
+            question, names | _stated_names(ctx, d.object_id, role), definitions) or number_swapped(
+            question, cov.phrase, names):
         return False   # "average seat <count>" of average seat price: another measure's head in its place
     if negation_dropped(names, tuple(normalize(question).split())):
         return False   # "the technical loss rate" of the non technical loss rate: its opposite
@@ -1955,6 +1967,12 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
                 if tied:
                     return None, _which_object(role, _discovered_options(ctx, [d, *tied]))
                 return d.object_id, None
+        # A name's start written before another measure's head ("average seat <count>" beside
+        # "average seat price", "the owing <value>" beside the owing rate) names that other
+        # measure, which no governed text describes in the place of this one.
+        if any(head_swapped_in_part(p.text, _visible_names(ctx, d.object_id, role) | _stated_names(
+                ctx, d.object_id, role), " ".join(_definitions(ctx, d.object_id, role))) for d in governed):
+            return None, _no_matching_object(role, p)
         # An identifier no governed hit names ("what is fct_deliveries") is the name of what the
         # question asks about, which does not exist: its words describe nothing.
         if _identifier_named_by_none(ctx, p.text, governed + further):
@@ -1970,10 +1988,7 @@ def _discover(ctx: AskContext, p: ParsedQuestion, role: str, view: RoleView,
         # a part of the measure asked about ("fees as a percentage of <gross merchandise value>"),
         # nor one that only the words of that name describe (its model) (`_aside`).
         aside = _aside(ctx, governed, covs, described_as, set_aside, role)
-        # Nor one whose name's start the question writes before another measure's head ("average
-        # seat <count>" beside "average seat price"): the words describe the other measure.
-        open_ = [d for d in governed if d.object_id not in aside and not head_swapped_in_part(
-            p.text, _visible_names(ctx, d.object_id, role) | _stated_names(ctx, d.object_id, role))]
+        open_ = [d for d in governed if d.object_id not in aside]
         resolved = _described_in_discovery(ctx, p, role, open_, covs, described_as) if open_ else None
         if resolved is not None:
             return resolved, None

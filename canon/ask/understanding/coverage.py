@@ -884,14 +884,18 @@ def qualifier_swapped(question: str, matched: str, names: Iterable[str], text: s
 
 
 # Words that head a measure or say which quantity of it ("the grant win <value>").
-_HEAD_NOUNS = frozenset(MEASURE_NOUNS) | {"value", "amount", "count", "number", "total", "sum", "figure"}
+_HEAD_NOUNS = frozenset(MEASURE_NOUNS) | {"value", "amount", "count", "number", "total", "sum", "figure", "saving",
+                                          "savings", "bonus", "bonuses", "fee", "fees", "loss", "losses", "gain",
+                                          "gains"}
 
 
-def head_swapped(question: str, matched: str, names: Iterable[str]) -> bool:
+def head_swapped(question: str, matched: str, names: Iterable[str], text: str = "") -> bool:
     """The question writes the name it matched ("grant win", an id's name shortened) and then a
     measure's head that is not the one the object's longer names put there ("trust and
     foundation grant win <rate>"): "the grant win <value>" names another measure, of the same
-    things, not this one."""
+    things, not this one. A measure the object's `text` (its definitions) writes is one of its
+    parts, which a description may name ("divides <commission revenue> by …" of the commission
+    margin)."""
     mw = matched.split()
     n = len(mw)
     heads = {nw[i + n] for nw in (name.split() for name in names) for i in range(len(nw) - n)
@@ -907,18 +911,39 @@ def head_swapped(question: str, matched: str, names: Iterable[str]) -> bool:
         if w in heads or w not in _HEAD_NOUNS or any(same_measure(w, h) for h in heads):
             continue
         # The word heads the phrase: the question's end or a grammar word follows it.
-        if i + n + 1 == len(toks) or _is_boundary(toks[i + n + 1]):
+        if (i + n + 1 == len(toks) or _is_boundary(toks[i + n + 1])) and not (
+                text and f" {matched} {w} " in f" {normalize(text)} "):
             return True
     return False
 
 
-def head_swapped_in_part(question: str, names: Iterable[str]) -> bool:
-    """The question writes the first two or more words of one of `names` and then another
-    measure's head than the name's ("average seat <count>" of "average seat price"; `head_swapped`
-    for each such start)."""
+def number_swapped(question: str, phrase: list[str], names: Iterable[str]) -> bool:
+    """The question writes a number right before its object phrase ("<7> day completion rate")
+    where the object's names put another number before the phrase's first word ("bulky waste <5>
+    day completion rate", "NMS <28> day follow-up …") and none puts the question's: a number in a
+    name says which measure, as a word does. A number elsewhere ("readmitted after 7 days") is
+    none of the name's."""
+    if not phrase:
+        return False
+    toks = _words(question)
+    n = len(phrase)
+    before = {toks[i - 1] for i in range(1, len(toks) - n + 1) if list(toks[i:i + n]) == list(phrase)
+              and toks[i - 1].isdigit()}
+    if not before:
+        return False
+    held = {a for nm in names for a, b in zip(nm.split(), nm.split()[1:]) if a.isdigit() and b == phrase[0]}
+    return bool(held) and not (before & held)
+
+
+def head_swapped_in_part(question: str, names: Iterable[str], text: str = "") -> bool:
+    """The question writes the first words of one of `names` and then another measure's head
+    than the name's ("average seat <count>" of "average seat price", "the owing <value>" of the
+    owing rate; `head_swapped` for each such start, `text` the object's definitions). A grammar
+    word alone is no start ("on")."""
     names = list(names)
-    return any(head_swapped(question, " ".join(nw[:k]), names)
-               for nw in (n.split() for n in names) for k in range(2, len(nw)) if nw[k] in _HEAD_NOUNS)
+    return any(head_swapped(question, " ".join(nw[:k]), names, text)
+               for nw in (n.split() for n in names) for k in range(1, len(nw))
+               if nw[k] in _HEAD_NOUNS and not (k == 1 and nw[0] in _STOP))
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")

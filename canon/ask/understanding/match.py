@@ -119,6 +119,15 @@ def undated(title: str) -> str:
 _TITLE_NOISE = re.compile(r"\s*(?:\(|\b(?:governed|metric|definition|def|v\d+|version|draft|proposal|proposed|"
                           r"deprecated|superseded|approved|retired)\b).*$", re.IGNORECASE)
 _PARENTHESIZED = re.compile(r"\([^()]*\)")
+# What a title may say before its name, set off by a colon or a dash ("Metric definition:
+# Prescription fill rate, version 1", "KPI – Donor churn").
+_TITLE_PREFIX = re.compile(r"^\s*(?:(?:governed|approved|official|draft|proposed)\s+)?(?:metric|kpi|measure|definition|"
+                           r"def)(?:\s+(?:definition|def|spec|specification))?(?:\s*[:|]\s*|\s+[\u2013\u2014-]\s+)", re.IGNORECASE)
+
+
+def title_body(title: str) -> str:
+    """`title` without what it says before its name (`_TITLE_PREFIX`)."""
+    return _TITLE_PREFIX.sub("", title, count=1)
 _INITIAL_SKIPS = frozenset({"of", "to", "the", "and", "a", "an", "for", "in", "on", "per", "by"})
 
 
@@ -275,8 +284,9 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
             # A definition's title is noise around its name ("… v3 proposal"), except where it spells
             # out the initialism the id is named by ("Mean time to acknowledge (MTTA) …", metric.itops.mtta).
             id_name = normalize(_humanize(parts[-1]))
-            long = spelled_out(d.title, id_name)
-            named = parenthesized_names(d.title, id_name) | qualified_names(d.title, id_name) | (
+            title = title_body(d.title)
+            long = spelled_out(title, id_name)
+            named = parenthesized_names(title, id_name) | qualified_names(title, id_name) | (
                 {long} if long else set())
             if d.status in (Status.approved, Status.draft):
                 # A definition's title names its object in full where the id is shortened
@@ -284,7 +294,7 @@ def object_catalog(docs: Iterable[Document]) -> dict[str, ObjectEntry]:
                 # "Post-operative complication rate …" of metric.vet.post_op_complication_rate), and a
                 # draft's by the name its authors use ("No-show rate v3 proposal" of the appointment
                 # no-show rate); taken only where no other object answers to it (below).
-                core = normalize(_TITLE_NOISE.sub("", _PARENTHESIZED.sub(" ", d.title)))
+                core = normalize(_TITLE_NOISE.sub("", _PARENTHESIZED.sub(" ", title)))
                 if len(core.split()) >= 2 and core != id_name:
                     named.add(core)
             if named:

@@ -79,7 +79,7 @@ _PROPOSING_MODALS = ("would", "will", "could", "might", "may", "should")
 _PERCEIVED = ("read", "saw", "seen", "heard", "noticed", "found", "spotted")
 # Verbs of having put a claim somewhere ("a branch manager <posted> in Slack that …"): read as
 # "I read in X that …" is.
-_POSTED = ("posted", "wrote", "said", "shared", "mentioned", "commented", "announced", "replied")
+_POSTED = ("posted", "wrote", "said", "shared", "mentioned", "commented", "announced", "replied", "messaged")
 # Nouns after a document noun that name the same source ("the WhatsApp <group>", "the Slack
 # <export>"): part of its phrase, so the verb after them attributes.
 _SOURCE_TAILS = frozenset({"group", "groups", "export", "exports", "transcript", "transcripts", "screenshot",
@@ -334,6 +334,45 @@ def extract_named_sources(question: str) -> list[NamedSource]:
         out.append(NamedSource(noun, mods[0] if mods else None, DOC_NOUNS[noun], statuses,
                                words=tuple(words), span=char_span, subject=subject, asked=headed or noun in asked_of))
         i = end
+    return out + _sent_through(toks, seen_heads)
+
+
+# Verbs of passing a claim on through a channel ("a reception supervisor <emailed> that …",
+# "the depot lead <messaged> …"): the channel is the source, of the kinds its noun names.
+_SENT_THROUGH = {"emailed": "email", "e-mailed": "email", "mailed": "email", "messaged": "message",
+                 "texted": "message", "pinged": "message", "dmed": "dm", "dm'd": "dm", "slacked": "slack",
+                 "whatsapped": "whatsapp"}
+_MAX_SENDER_WORDS = 4
+
+
+def _sent_through(toks, taken: set[int]) -> list[NamedSource]:
+    """Claims a person passed on through a channel, the channel's noun standing for the source:
+    "a reception supervisor emailed that <claim>" names an email from a reception supervisor
+    (its words: the sender's). The sender opens its sentence or clause; "I emailed" or "we
+    messaged" pass on nothing of someone else's."""
+    out = []
+    for j, (tok, _, _) in enumerate(toks):
+        noun = _SENT_THROUGH.get(tok)
+        # "… messaged in the ops channel that …": the channel's phrase is the source (above).
+        if noun is None or j in taken or j == 0 or (j + 1 < len(toks) and toks[j + 1][0] in ("in", "on")):
+            continue
+        start = j
+        # The sender's phrase, with a short prepositional phrase inside it ("someone <from> delivery
+        # ops", "a dispatcher <on> the night shift").
+        while start > 0 and j - start < _MAX_SENDER_WORDS + 2 and _is_word(toks[start - 1][0]) and (
+                toks[start - 1][0] not in _BREAKS or toks[start - 1][0] in _LINKING):
+            start -= 1
+            if toks[start][0] in _DETERMINERS and (start == 0 or toks[start - 1][0] not in _LINKING):
+                break
+        while start < j and toks[start][0] in _LINKING:
+            start += 1
+        sender = [t[0] for t in toks[start:j] if t[0] not in _DETERMINERS and t[0] not in _LINKING]
+        if not sender or sender[0] in ("i", "we", "you") or not (
+                _opens_sentence(toks, start) or toks[start - 1][0] == "," or toks[start - 1][0] in _PERCEIVED):
+            continue
+        end = _sentence_end(toks, j, commas=False)
+        out.append(NamedSource(noun, None, DOC_NOUNS[noun], (), words=tuple(sender),
+                               span=(toks[start][1], toks[end - 1][2])))
     return out
 
 

@@ -303,20 +303,11 @@ _MONTH_LIST = re.compile(rf"\b((?:(?:{MONTH_NAMES})\.?{_LIST_JOIN})+)({MONTH_NAM
 _QUARTER_LIST = re.compile(rf"\b((?:Q[1-4]{_LIST_JOIN})+)Q([1-4])\s+(\d{{4}})\b", re.I)
 
 
-def find_periods(text: str, *, source: str = "question") -> list[tuple[Period, str]]:
-    """Every period the text names, in order, when it names two or more apart (not a range,
-    not the edge of one): "net revenue in June 2026 and in July 2026", "June vs July 2026",
-    "Q2 and Q3 2026". Empty when it names fewer than two."""
+def _whole_periods(text: str, taken: list[tuple[int, int]], source: str) -> list[tuple[int, int, Period, str]]:
+    """(start, end, period, label) of each whole period the text names outside `taken` (not a
+    range, not the edge of one, not a relation to it)."""
     found: list[tuple[int, int, Period, str]] = []
-    for m in _MONTH_LIST.finditer(text):
-        year = int(m[3])
-        for w in re.findall(MONTH_NAMES, m[1], re.I) + [m[2]]:
-            found.append((m.start(), m.end(), *_period_of("month", (year, MONTHS[w.lower()]))))
-    for m in _QUARTER_LIST.finditer(text):
-        year = int(m[3])
-        for q in re.findall(r"Q([1-4])", m[1], re.I) + [m[2]]:
-            found.append((m.start(), m.end(), *_period_of("quarter", (year, int(q)))))
-    taken = [(a, b) for a, b, _, _ in found]
+    taken = list(taken)
     for kind, rx, parts in _PERIODS:
         if kind == "range":
             continue
@@ -333,8 +324,30 @@ def find_periods(text: str, *, source: str = "question") -> list[tuple[Period, s
                 raise CanonInputError(source, f"{m[0]!r} is outside the dates Canon can report on") from None
             found.append((m.start(), m.end(), period, label))
             taken.append((m.start(), m.end()))
+    return found
+
+
+def find_periods(text: str, *, source: str = "question") -> list[tuple[Period, str]]:
+    """Every period the text names, in order, when it names two or more apart (not a range,
+    not the edge of one): "net revenue in June 2026 and in July 2026", "June vs July 2026",
+    "Q2 and Q3 2026". Empty when it names fewer than two."""
+    found: list[tuple[int, int, Period, str]] = []
+    for m in _MONTH_LIST.finditer(text):
+        year = int(m[3])
+        for w in re.findall(MONTH_NAMES, m[1], re.I) + [m[2]]:
+            found.append((m.start(), m.end(), *_period_of("month", (year, MONTHS[w.lower()]))))
+    for m in _QUARTER_LIST.finditer(text):
+        year = int(m[3])
+        for q in re.findall(r"Q([1-4])", m[1], re.I) + [m[2]]:
+            found.append((m.start(), m.end(), *_period_of("quarter", (year, int(q)))))
+    found += _whole_periods(text, [(a, b) for a, b, _, _ in found], source)
+    ordered = sorted(found, key=lambda f: (f[0], f[2]))
+    # Two periods joined as a range ("Q4 2025-Q2 2026", "June 2025 to March 2026") are its ends,
+    # not two periods asked apart: `find_range` reads the whole of it.
+    if any(_RANGE_JOIN.match(text[a[1]:b[0]]) for a, b in zip(ordered, ordered[1:]) if a[1] <= b[0]):
+        return []
     out: list[tuple[Period, str]] = []
-    for _, _, period, label in sorted(found, key=lambda f: (f[0], f[2])):
+    for _, _, period, label in ordered:
         if all(period != o[0] for o in out):
             out.append((period, label))
     # A period inside another one named ("Q3 2026 … in July 2026") is no second period.
@@ -354,6 +367,12 @@ _BETWEEN_BEFORE = re.compile(r"\bbetween\s+(?:the\s+)?$", re.I)
 _MONTH_RANGE = re.compile(
     rf"(?P<between>\bbetween\s+)?\b(?P<m1>{MONTH_NAMES})\.?(?:\s+(?P<y1>\d{{4}}))?\s*"
     rf"(?P<join>{_JOIN}|and)\s*(?P<m2>{MONTH_NAMES})\.?\s+(?P<y2>\d{{4}})\b", re.I)
+# Quarters or halves joined as a range, the year written once at the end: "Q1-Q2 2026", "Q3 to
+# Q4 2026", "between Q1 and Q3 2026", "H1-H2 2026" (the year on both ends is two periods' range:
+# `_PERIODS` reads each, `find_periods` the pair).
+_PART_RANGE = re.compile(
+    rf"(?P<between>\bbetween\s+)?\b(?P<kind>[QH])(?P<p1>[1-4])\s*(?P<join>{_JOIN}|and)\s*(?P=kind)(?P<p2>[1-4])"
+    r"\s*[-/]?\s*(?P<y>\d{4})\b", re.I)
 # "The week of 2026-03-30": the ISO week (Monday to Sunday) holding that day.
 _WEEK_OF = re.compile(r"\bweek\s+(?:of|starting|beginning|commencing)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?(?:the\s+)?$", re.I)
 
@@ -385,6 +404,25 @@ def find_range(text: str, *, source: str = "question") -> tuple[Period, str] | N
         except ValueError:
             raise CanonInputError(source, f"{m[0]!r} is not a range of months Canon can report on") from None
         found.append((m.start(), period, label))
+    # Two whole periods joined as a range ("Q4 2025-Q2 2026", "from Q3 2025 to March 2026").
+    ends = sorted(_whole_periods(text, [], source), key=lambda f: f[0])
+    for a, b in zip(ends, ends[1:]):
+        gap = text[a[1]:b[0]]
+        if a[1] <= b[0] and (_RANGE_JOIN.match(gap) or (_AND_JOIN.match(gap) and _BETWEEN_BEFORE.search(text[:a[0]]))):
+            if b[2][1] <= a[2][0]:
+                raise CanonInputError(source, f"{text[a[0]:b[1]]!r} ends before it starts")
+            found.append((a[0], (a[2][0], b[2][1]), f"{a[3]} to {b[3]}"))
+    for m in _PART_RANGE.finditer(text):
+        if m["join"].lower() == "and" and not m["between"]:
+            continue   # "Q2 and Q3 2026" names two periods (`find_periods`)
+        kind, year, p1, p2 = m["kind"].upper(), int(m["y"]), int(m["p1"]), int(m["p2"])
+        if kind == "H" and (p1 > 2 or p2 > 2):
+            continue
+        if p2 < p1:
+            raise CanonInputError(source, f"{m[0]!r} ends before it starts")
+        months = 3 if kind == "Q" else 6
+        start, end = dt.date(year, months * (p1 - 1) + 1, 1), dt.date(year, months * (p2 - 1) + 1, 1)
+        found.append((m.start(), (start, end + relativedelta(months=months)), f"{kind}{p1} to {kind}{p2} {year}"))
     if not found:
         return None
     _, period, label = min(found, key=lambda f: f[0])
