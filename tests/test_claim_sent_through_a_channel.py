@@ -47,6 +47,8 @@ def test_only_someone_elses_message_is_a_source():
     assert ns.noun == "message" and ns.words == ("cellar", "hand") and "untrusted_note" in ns.kinds
     assert not extract_named_sources("I emailed the team that bottling line efficiency changed.")
     assert not extract_named_sources("Who emailed the bottling report?")
+    # A participle naming what was sent passes nothing on.
+    assert not extract_named_sources("Are bottling reports emailed to the cellar late?")
     # A channel named after the verb is the source itself ("messaged in the cellar chat").
     assert [ns.noun for ns in extract_named_sources("The cellar hand messaged in the cellar chat that it is 90.")] == [
         "chat"]

@@ -633,6 +633,7 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
     candidates = [m for m in candidates if not _measured_model(p.intent, m.kinds, p.text, covs[m.object_id])]
     # "The <mean> pothole repair time" beside a definition that computes a median names another
     # measure, and so does a modifier the definition never states ("the <wheelchair> … rate").
+    texts = {m.object_id: " ".join(_definitions(ctx, m.object_id, view.role)) for m in candidates}
     measured = [m for m in candidates if not _other_aggregate_beside(ctx, m.object_id, p.text, covs[m.object_id],
                                                                      view.role)
                 and not _unstated_modifiers(ctx, m.object_id, p.text, view.role)
@@ -641,13 +642,11 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
                 # "the share of <GMV> that the marketplace keeps as fees": a part of the measure asked about
                 and not names_a_component(p.text, covs[m.object_id].phrase)
                 # "<grid> availability" beside turbine availability: another qualifier, a sibling measure
-                and not qualifier_swapped(p.text, m.name, ctx.catalog[m.object_id].names,
-                                          " ".join(_definitions(ctx, m.object_id, view.role)))
+                and not qualifier_swapped(p.text, m.name, ctx.catalog[m.object_id].names, texts[m.object_id])
                 # "the grant win <value>" beside the grant win rate: another head, another measure
-                and not head_swapped(p.text, m.name, ctx.catalog[m.object_id].names,
-                                     " ".join(_definitions(ctx, m.object_id, view.role)))
+                and not head_swapped(p.text, m.name, ctx.catalog[m.object_id].names, texts[m.object_id])
                 and not head_swapped(p.text, " ".join(covs[m.object_id].phrase), ctx.catalog[m.object_id].names,
-                                     " ".join(_definitions(ctx, m.object_id, view.role)))
+                                     texts[m.object_id])
                 # "the <10>-day completion rate" beside the 5-day one: another number, another measure
                 and not number_swapped(p.text, covs[m.object_id].phrase, ctx.catalog[m.object_id].names)]
     # A whole name set aside as another measure ("the <3DS> authorization rate") leaves none of

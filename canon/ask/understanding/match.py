@@ -194,9 +194,9 @@ def parenthesized_names(title: str, id_name: str) -> set[str]:
     definition v1" (id "subrogation recovery rate") also names "srr"; "Special investigations
     unit (SIU) referral rate …" (id "siu referral rate") also "special investigations unit
     referral rate". The initialism must be the initials of the words just before it (with or
-    without their grammar words), and the words it abbreviates the id's name, or the title's name
-    the id's name ("Aircraft turnaround time (TAT)" of "turnaround time" also names "tat"). Empty
-    otherwise."""
+    without their grammar words; a closed compound gives one letter for each of its parts). When
+    the words it abbreviates are the id's name, it names the object alone too: "Aircraft
+    turnaround time (TAT) …" (id "turnaround time") also names "tat". Empty otherwise."""
     m = _ANY_PARENTHESIZED.match(title)
     if m is None:
         return set()

@@ -339,10 +339,11 @@ def extract_named_sources(question: str) -> list[NamedSource]:
 
 # Verbs of passing a claim on through a channel ("a reception supervisor <emailed> that …",
 # "the depot lead <messaged> …"): the channel is the source, of the kinds its noun names.
-_SENT_THROUGH = {"emailed": "email", "e-mailed": "email", "mailed": "email", "messaged": "message",
+_SENT_THROUGH = {"emailed": "email", "e-mailed": "email", "messaged": "message",
                  "texted": "message", "pinged": "message", "dmed": "dm", "dm'd": "dm", "slacked": "slack",
                  "whatsapped": "whatsapp"}
 _MAX_SENDER_WORDS = 4
+_PASSED_ON = frozenset({"that", "me", "us", ":", ",", "saying"})
 
 
 def _sent_through(toks, taken: set[int]) -> list[NamedSource]:
@@ -353,8 +354,10 @@ def _sent_through(toks, taken: set[int]) -> list[NamedSource]:
     out = []
     for j, (tok, _, _) in enumerate(toks):
         noun = _SENT_THROUGH.get(tok)
-        # "… messaged in the ops channel that …": the channel's phrase is the source (above).
-        if noun is None or j in taken or j == 0 or (j + 1 < len(toks) and toks[j + 1][0] in ("in", "on")):
+        # What is passed on follows the verb ("emailed <that> …", "texted <me> …", "messaged:");
+        # "… messaged in the ops channel that …" names the channel's phrase as the source (above).
+        if noun is None or j in taken or j == 0 or j + 1 >= len(toks) or not (
+                toks[j + 1][0] in _PASSED_ON or [t[0] for t in toks[j + 1:j + 3]] in (["to", "say"], ["to", "tell"])):
             continue
         start = j
         # The sender's phrase, with a short prepositional phrase inside it ("someone <from> delivery

@@ -105,8 +105,8 @@ _QUANTIFIERS = frozenset({"many", "much", "few", "more", "less", "fewer", "most"
 def ratio_before(question: str, names: Iterable[str]) -> list[str]:
     """The words of a measure before "per" just before a whole name of the object ("<cost> per
     volunteer hour", "<shop income> per volunteer hour"): the object is the denominator of
-    another measure. Empty when none, or when they are a model's row noun ("one row per …"), a
-    number, or grammar ("how many hours per volunteer …" is no measure before it)."""
+    another measure. Empty when none, or when they are a model's row noun ("one row per …"); a
+    number, a grammar word or a quantifier ends them ("how many <players> per rehearsal hour")."""
     toks = _tokens(question)
     # A denominator is named one at a time ("per volunteer <hour>" of "volunteer hours").
     names = {n for name in names for n in (name, " ".join(name.split()[:-1] + [singular(name.split()[-1])]))
