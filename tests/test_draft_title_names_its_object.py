@@ -6,7 +6,9 @@ date: the metric is the appointment no-show rate, and only its proposal's title 
 v3 proposal") calls it the no-show rate, so no object was named and the proposal was not found
 as what the question asks about. A draft revision's title names its object too, where no other
 object answers to that name (canon/ask/understanding/match.py, `object_catalog`). "Summarize the
-no-show rate v3 proposal" (no verb of saying) is still asked back for a date."""
+no-show rate v3 proposal" (no verb of saying) was still asked back for a date: a verb asking what
+a document says, opening the question, makes the document its subject as "what does … say?"
+does (canon/ask/understanding/named_sources.py, `_ASKING_TO_DESCRIBE`)."""
 
 from __future__ import annotations
 
@@ -37,6 +39,8 @@ ctx = module_context("blood_service", DOCS)
 @pytest.mark.parametrize("question", [
     "What does the donor drop-out rate v2 proposal say?",
     "What does the drop-out rate proposal say?",
+    "Summarize the donor drop-out rate v2 proposal",
+    "Can you outline the drop-out rate proposal?",
 ])
 def test_the_proposal_is_what_is_asked_about(ctx, question):
     r = ask(ctx, question, "analyst")

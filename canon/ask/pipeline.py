@@ -673,7 +673,10 @@ def _pick_concept(p: ParsedQuestion, ctx: AskContext, view: RoleView,
         return None, [], set_aside
     # "Does circulation include e-book checkouts?": of two measures named whole, the one the other
     # is taken into is asked about, however long the part's name.
-    parts = [m for m in candidates if taken_in_as_part(p.text, covs[m.object_id].phrase or m.name.split())]
+    # The name itself is read too: "the v3 proposal adds <e-book checkouts>" runs the verb into
+    # the object phrase coverage reads ("proposal adds e book checkouts").
+    parts = [m for m in candidates if taken_in_as_part(p.text, covs[m.object_id].phrase or m.name.split())
+             or taken_in_as_part(p.text, m.name.split())]
     if parts and len(parts) < len(candidates):
         candidates = [m for m in candidates if m not in parts]
     elif parts:

@@ -287,13 +287,16 @@ def extract_named_sources(question: str) -> list[NamedSource]:
             and toks[end + 1][0] in _QUESTION_OPENERS
 
         subject = bool(before) and before[-1] in ("does", "did", "do") and verb in ATTRIBUTION_VERBS
+        # "Summarize the v3 proposal", "explain the old wiki page": the document is what is asked
+        # about, as in "what does the v3 proposal say?".
+        subject = subject or (bool(before) and before[-1] in _ASKING_TO_DESCRIBE and _opens_question(toks, start))
         after = toks[end + 1][0] if end + 1 < len(toks) else ""
         judged = (before[-1:] and before[-1] in _COPULAS and verb in JUDGEMENTS) or (
             verb in _COPULAS and after in JUDGEMENTS)
         # "The v3 proposal <would divide> by cows calved": a modal and its verb state what it proposes.
         attributed = verb in ATTRIBUTION_VERBS or judged or described or compared_in or (compared and verb in _AUXILIARIES) or (
             _opens_clause(toks, start) and (_finite_verb(verb) or (verb in _PROPOSING_MODALS and _word_at(toks, end + 1))))
-        if not (attributed or according or perceived or quoted or headed):
+        if not (attributed or according or perceived or quoted or headed or subject):
             i = end
             continue
         if quoted:
@@ -377,6 +380,20 @@ def _sent_through(toks, taken: set[int]) -> list[NamedSource]:
         out.append(NamedSource(noun, None, DOC_NOUNS[noun], (), words=tuple(sender),
                                span=(toks[start][1], toks[end - 1][2])))
     return out
+
+
+# Verbs asking for what a document says ("<summarize> the v3 proposal").
+_ASKING_TO_DESCRIBE = frozenset({"summarize", "summarise", "summarizing", "summarising", "recap", "outline",
+                                 "describe", "explain", "paraphrase"})
+
+
+def _opens_question(toks, start: int) -> bool:
+    """The verb before the phrase at `start` opens its sentence, or follows "please" / "can you"
+    ("Please summarize the …", "can you summarise the …")."""
+    k = start - 1
+    while k > 0 and toks[k - 1][0] in ("please", "you", "can", "could", "pls", "kindly", "quickly", "briefly"):
+        k -= 1
+    return _opens_sentence(toks, k)
 
 
 def _word_at(toks, j: int) -> bool:
