@@ -1759,7 +1759,10 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
         return False
     if _measure_words_only(ctx, d.object_id, cov.phrase):
         # Measure words alone ("how is uptime defined?") describe a measure: a runbook or a
-        # policy whose text repeats them is not what they name.
+        # policy whose text repeats them is not what they name. One after a quantifier is an
+        # idiom ("<every> time a passenger gets on", "<each> time"), no measure at all.
+        if len(cov.phrase) == 1 and _after_quantifier(question, cov.phrase[0]):
+            return False
         return d.kind in _MEASURE_KINDS and _described(ctx, d.object_id, described_as, role)
     if _measured_model(intent, {d.kind}, question, cov):
         return False
@@ -1774,6 +1777,16 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     # is one word: a name only when it is a whole one.
     own = [w for w in cov.phrase if singular(w) != singular(entry.domain)]
     return len(own) >= 2 or " ".join(cov.phrase) in entry.names or " ".join(own) in entry.names
+
+
+_QUANTIFIERS = frozenset({"every", "each", "any", "some", "no", "another"})
+
+
+def _after_quantifier(question: str, word: str) -> bool:
+    """`word` stands only after a quantifier in the question ("every time", "each time")."""
+    toks = normalize(question).split()
+    at = [i for i, t in enumerate(toks) if t == word]
+    return bool(at) and all(i > 0 and toks[i - 1] in _QUANTIFIERS for i in at)
 
 
 def _same_phrase_elsewhere(ctx, d: Document, candidates: list[Document], covs: dict, p: ParsedQuestion,

@@ -215,9 +215,10 @@ _PERIODS = [
     ("year", re.compile(rf"\b(?:in|for|during|over|throughout|across)\s+(?:the\s+)?{_Y}\b(?!\s*[-/]?\s*(?:\d|[QH][1-4]\b|W\d))", re.I),
      lambda m: (int(m[1]),)),
     # A year that dates a report, an audit or a close ("the 2026 annual yield report", "our 2025
-    # audit", "the 2026 close"): the year the report covers. Only the year is matched, so a close
-    # after it is read as the year's end (`_END_AFTER`).
-    ("year", re.compile(rf"\b(?:the|our|this|its|their|your)\s+{_Y}(?=\s+(?:[a-z&-]+\s+){{0,3}}?{_REPORTS}\b)", re.I),
+    # audit", "the 2026 close"): the year the report covers, a name between them blanked ("the 2025
+    # annual <#> report"). Only the year is matched, so a close after it is read as the year's end
+    # (`_END_AFTER`).
+    ("year", re.compile(rf"\b(?:the|our|this|its|their|your)\s+{_Y}(?=\s+(?:[a-z&#-]+\s+){{0,3}}?{_REPORTS}\b)", re.I),
      lambda m: (int(m[1]),)),
 ]
 # The edge of a period is a day: "end of June 2026", "end-June 2026", "the June 2026 close".
