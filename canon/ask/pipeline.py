@@ -1262,7 +1262,10 @@ def _subject_revision_statuses(ctx, p: ParsedQuestion, role: str, concept: str) 
     # "the v3 draft … in net revenue" beside a v3 draft of another object (its model): the
     # question's object settles which one it names.
     top = [d for d in top if d.object_id == concept] or top
-    if any(d.object_id != concept or d.status == Status.approved for d in top):
+    # A page that is no revision of the object ("what does the net revenue legacy wiki say?") is
+    # asked about as a revision that does not govern is, when none of the named is approved.
+    if any(d.status == Status.approved for d in top) or (
+            any(d.object_id != concept for d in top) and any(d.kind in CONCEPT_PRIORITY for d in top)):
         return []
     return sorted({d.status.value for d in top})
 
