@@ -4,9 +4,10 @@
 On the demo, "What does the net revenue legacy wiki say?" was asked back for a date: the metric's
 name inside the page's phrase named the metric, and only a draft or superseded revision of that
 metric counted as the document asked about. A page of another object none of whose named
-documents is approved is asked about the same way: `abstain` `not_authoritative`
-(canon/ask/pipeline.py, `_subject_revision_statuses`). Asked beside a claim, the page is conflict
-evidence as before."""
+documents is approved is asked about the same way when the object is named only inside the
+page's phrase: `abstain` `not_authoritative` (canon/ask/pipeline.py, `_subject_revision_statuses`).
+Beside a claim, or beside the metric asked about ("what does the old wiki say about <member
+retention rate>?"), the page is conflict evidence as before."""
 
 from __future__ import annotations
 
@@ -43,8 +44,12 @@ def test_the_page_is_what_is_asked_about(ctx, question):
     assert (r.action, r.reason) == ("abstain", "not_authoritative"), (question, r.action, r.reason)
 
 
-def test_beside_a_claim_the_page_is_conflict_evidence(ctx):
-    r = ask(ctx, "The old club wiki counts frozen memberships as retained. Is that right for member retention rate "
-                 "on 2026-06-30?", "analyst")
+@pytest.mark.parametrize("question", [
+    "The old club wiki counts frozen memberships as retained. Is that right for member retention rate on 2026-06-30?",
+    # the metric asked about outside the page's phrase is the question's object, the page its conflict
+    "What does the old club wiki say about member retention rate on 2026-06-30?",
+])
+def test_beside_the_metric_asked_about_the_page_is_conflict_evidence(ctx, question):
+    r = ask(ctx, question, "analyst")
     uses = [(e.doc_id, e.use) for e in r.evidence]
-    assert r.action == "answer_conflict" and (WIKI, "conflict") in uses, (r.action, r.reason, uses)
+    assert r.action == "answer_conflict" and (WIKI, "conflict") in uses, (question, r.action, r.reason, uses)

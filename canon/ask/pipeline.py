@@ -1262,11 +1262,17 @@ def _subject_revision_statuses(ctx, p: ParsedQuestion, role: str, concept: str) 
     # "the v3 draft … in net revenue" beside a v3 draft of another object (its model): the
     # question's object settles which one it names.
     top = [d for d in top if d.object_id == concept] or top
-    # A page that is no revision of the object ("what does the net revenue legacy wiki say?") is
-    # asked about as a revision that does not govern is, when none of the named is approved.
-    if any(d.status == Status.approved for d in top) or (
-            any(d.object_id != concept for d in top) and any(d.kind in CONCEPT_PRIORITY for d in top)):
+    if any(d.status == Status.approved for d in top):
         return []
+    if any(d.object_id != concept for d in top):
+        # A page that is no revision of the object is asked about as a revision that does not
+        # govern is when the object is named only inside the page's phrase ("what does the net
+        # revenue legacy wiki say?"); asked about outside it ("what does the old wiki say about
+        # <net revenue>?"), the object is the question's and the page its conflict evidence.
+        outside = {w for w in normalize(p.text).split()} - {w for ns in subject for w in ns.words}
+        if any(d.kind in CONCEPT_PRIORITY for d in top) or any(
+                set(n.split()) & outside for n in ctx.catalog[concept].names):
+            return []
     return sorted({d.status.value for d in top})
 
 
