@@ -83,12 +83,27 @@ _SYNONYM = re.compile(r"\b(?:also called|also known as|a\.?k\.?a\.?|sometimes ca
                       r"(?=\s*(?:[,.;:()]|\bis\b|\bor\b|\bmeans\b|\band\b|$))", re.I)
 
 
+# An initialism the text gives the object beside a stated name: before it ("berth productivity
+# <(BMPH)>, also called …") or after it ("also called the gross crane rate <(GCR)>"), written in
+# capitals; and a second stated name after "or" ("… (GCR) or <quay crane productivity>").
+_INITIALISM_BEFORE = re.compile(r"\((?P<init>[A-Z][A-Z0-9&]{1,7})\)\s*,?\s*(?=also called|also known as|a\.?k\.?a|"
+                                r"sometimes called|often called|commonly called|known as|referred to as)")
+_AFTER_STATED = re.compile(r"^\s*(?:\((?P<init>[A-Z][A-Z0-9&]{1,7})\))?(?:\s+or\s+(?:the\s+)?"
+                           r"(?P<name>[A-Za-z0-9][A-Za-z0-9 \-']{1,60}?)(?=\s*(?:[,.;:()]|\bis\b|\bmeans\b|$)))?")
+
+
 @lru_cache(maxsize=1 << 14)
 def stated_names(text: str) -> frozenset[str]:
-    """Names a governed text states for its object, normalized. Cached by text: a revision's
+    """Names a governed text states for its object, normalized, and the initialisms it writes in
+    capitals beside them (`_INITIALISM_BEFORE`, `_AFTER_STATED`). Cached by text: a revision's
     body is read once, not once per question it is a candidate for."""
-    return frozenset(n for n in (normalize(m.group("name")) for m in _SYNONYM.finditer(text))
-                     if n and n not in _STOP and len(n) >= 3)
+    found = [m.group("init") for m in _INITIALISM_BEFORE.finditer(text)]
+    for m in _SYNONYM.finditer(text):
+        found.append(m.group("name"))
+        after = _AFTER_STATED.match(text[m.end():])
+        if after is not None:
+            found += [g for g in (after.group("init"), after.group("name")) if g]
+    return frozenset(n for n in (normalize(f) for f in found) if n and n not in _STOP and len(n) >= 2)
 
 
 def states_names(d) -> bool:
@@ -211,13 +226,15 @@ def parenthesized_names(title: str, id_name: str) -> set[str]:
     if k is None:
         return set()
     names = {" ".join(before + after), " ".join(before[:-k] + [short] + after)}
-    if id_name in names:
-        return names - {id_name}
     # "Aircraft turnaround time (TAT) …" of metric.airport.turnaround_time: the initialism
     # abbreviates the id's own name, which the title's opens with a qualifier, so it names the
     # object alone as well.
     if " ".join(before[-k:] + after) == id_name:
-        return (names | {" ".join([short] + after)}) - {id_name}
+        names.add(" ".join([short] + after))
+    # The id names the object by the title's name or part of it ("widening participation" of
+    # "Widening participation (WP) share"): the title's names are the object's.
+    if any(f" {id_name} " in f" {n} " for n in names):
+        return names - {id_name}
     return set()
 
 
