@@ -41,3 +41,25 @@ def test_the_revision_named(ctx, question, doc_id):
     r = ask(ctx, question, "analyst")
     assert r.action == "answer" and r.evidence[0].doc_id == doc_id, (question, r.action, r.reason,
                                                                       [e.doc_id for e in r.evidence])
+
+
+@pytest.mark.parametrize("question, doc_id", [
+    # a revision written "r2" is version 2 (admissions / port probe: "FYR r5" of an object with one
+    # revision was answered with it, never saying r5 does not exist)
+    ("plant loss rate r2", "garden.plant_loss_rate.v2"),
+    ("show me the plant loss rate r1", "garden.plant_loss_rate.v1"),
+])
+def test_a_revision_written_r_and_its_number(ctx, question, doc_id):
+    r = ask(ctx, question, "analyst")
+    assert r.action == "answer" and r.evidence[0].doc_id == doc_id, (question, r.action, r.reason)
+
+
+def test_a_revision_that_does_not_exist_is_asked_back(ctx):
+    r = ask(ctx, "plant loss rate r5", "analyst")
+    assert (r.action, r.reason) == ("clarify", "version_not_found"), (r.action, r.reason)
+
+
+def test_a_statistic_named_r2_is_no_revision():
+    from canon.ask.understanding.temporal import find_versions
+    assert [v.number for v in find_versions("plant loss rate r2")] == ["2"]
+    assert find_versions("what is the r2 score of the plant loss forecast") == ()

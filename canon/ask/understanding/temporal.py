@@ -453,9 +453,11 @@ def relation_before(text: str, start: int) -> str | None:
 _NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5"}
 # A version number followed by a document noun names that document ("the v3 proposal says…", a
 # source the question quotes: canon/ask/understanding/parse.py), not a revision to answer from.
-_VERSION_NUMBER = re.compile(r"\b(?:v|version|revision|rev)\s*(\d+|one|two|three|four|five)\b"
+# "r3" names revision 3 as "v3" does, written together only ("the fill rate r1"); never a
+# statistic's name ("the R2 score", "r2 squared").
+_VERSION_NUMBER = re.compile(r"\b(?:(?:v|version|revision|rev)\s*(\d+|one|two|three|four|five)|r(\d{1,2}))\b"
                              r"(?!\s+(?:proposal|draft|wiki|page|doc|document|runbook|playbook|notes?|memo|article"
-                             r"|thread|email|slide|deck|spreadsheet)\b)")
+                             r"|thread|email|slide|deck|spreadsheet|score|scores|squared|value|values)\b)")
 # A version word attached to what names a revision: "the previous definition", "the previous # definition".
 _NOUN = r"(?:definition|definitions|version|revision|one|formula|rule|rules|wording|meaning|methodology)"
 _BETWEEN = rf"(?:\s+(?:the|and|or|{re.escape(PLACEHOLDER)}|governed|metric|kpi|new|old|current|latest))*?"
@@ -507,7 +509,8 @@ def find_versions(stripped: str) -> tuple[VersionRef, ...]:
     """The revisions named, in the order named."""
     found: list[tuple[int, VersionRef]] = []
     for m in _VERSION_NUMBER.finditer(stripped):
-        found.append((m.start(), VersionRef(number=_NUMBER_WORDS.get(m[1], m[1]).lstrip("0") or "0",
+        number = m[1] or m[2]
+        found.append((m.start(), VersionRef(number=_NUMBER_WORDS.get(number, number).lstrip("0") or "0",
                                             step=_version_step(stripped, m))))
     for m in _BEFORE_THE_CURRENT.finditer(stripped):
         found.append((m.start(), VersionRef(relative="previous")))
