@@ -79,6 +79,7 @@ from canon.ask.understanding.match import (
     negation_dropped,
     normalize,
     object_catalog,
+    padded,
     singular,
 )
 from canon.ask.understanding.measure_shape import (
@@ -837,7 +838,7 @@ def _unstated_ratio(ctx, object_id: str, question: str, role: str) -> bool:
     if not before:
         return False
     noun = singular(before[-1])
-    text = f" {normalize(' '.join(_definitions(ctx, object_id, role)))} "
+    text = padded(" ".join(_definitions(ctx, object_id, role)))
     return not any(noun in {singular(w) for w in n.split()} for n in names) and not any(
         f" {w} per " in text for w in (before[-1], noun))
 
@@ -992,7 +993,7 @@ def _coverage(ctx, object_id: str, question: str, role: str):
     # So are they when the question writes one out whole ("how is <average donation> defined?",
     # where the catalog's "average gift size" covers only "average").
     if not cov.covered or (not cov.phrase and entry.stated) or (
-            entry.stated and any(f" {n} " in _padded_text(question) for n in entry.stated)):
+            entry.stated and any(f" {n} " in padded(question) for n in entry.stated)):
         stated = _stated_names(ctx, object_id, role)
         if stated:
             cov = coverage(question, entry.names | stated, extra)
@@ -1597,7 +1598,7 @@ def _procedure_runbook(ctx, p: ParsedQuestion, view: RoleView, concept: str) -> 
     if len(found) <= 1:
         return found[0].object_id if found else None
     asked = set(content_words(p.text)) - {w for n in names for w in n.split()}
-    shared = sorted(((len(asked & set(_padded_text(d.text).split())), d.object_id) for d in found), reverse=True)
+    shared = sorted(((len(asked & set(padded(d.text).split())), d.object_id) for d in found), reverse=True)
     return shared[0][1] if shared[0][0] > shared[1][0] else None
 
 
@@ -1619,15 +1620,8 @@ def _runbook_described(ctx, p: ParsedQuestion, role: str, governed: list[Documen
 
 def _says_a_name(doc: Document, names: Iterable[str]) -> bool:
     """`doc`'s text writes one of `names` whole, normalized as names are."""
-    text = _padded_text(doc.text)
+    text = padded(doc.text)
     return any(f" {n} " in text for n in names)
-
-
-@lru_cache(maxsize=1 << 12)
-def _padded_text(text: str) -> str:
-    """A document's text (or a question) normalized as names are, with a space at either end: a
-    name is said in it when " <name> " is (parsed once per revision, not per question)."""
-    return f" {normalize(text)} "
 
 
 def _title_hits(ns: NamedSource, doc: Document) -> int:
@@ -1788,14 +1782,15 @@ def _names_in_discovery(ctx, d: Document, question: str, described_as: str, role
     return len(own) >= 2 or " ".join(cov.phrase) in entry.names or " ".join(own) in entry.names
 
 
-_QUANTIFIERS = frozenset({"every", "each", "any", "some", "no", "another"})
+_DISTRIBUTIVES = frozenset({"every", "each", "any", "some", "no", "another"})
 
 
 def _after_quantifier(question: str, word: str) -> bool:
-    """`word` stands only after a quantifier in the question ("every time", "each time")."""
+    """`word` stands only after a distributive quantifier in the question ("every time", "each
+    time")."""
     toks = normalize(question).split()
     at = [i for i, t in enumerate(toks) if t == word]
-    return bool(at) and all(i > 0 and toks[i - 1] in _QUANTIFIERS for i in at)
+    return bool(at) and all(i > 0 and toks[i - 1] in _DISTRIBUTIVES for i in at)
 
 
 def _same_phrase_elsewhere(ctx, d: Document, candidates: list[Document], covs: dict, p: ParsedQuestion,

@@ -29,7 +29,7 @@ from canon.ask.understanding.match import (
     SYNONYMS_OF,
     _same_word,
     initialism_words,
-    normalize,
+    padded,
     prefixed,
     same_measure,
     singular,
@@ -864,7 +864,7 @@ def qualifier_swapped(question: str, matched: str, names: Iterable[str], text: s
     qualifiers = {nw[-n - 1] for nw in (name.split() for name in names) if len(nw) > n and nw[-n:] == mw}
     if not n or not qualifiers:
         return False
-    padded = f" {normalize(text)} "
+    text_padded = padded(text)
     for i in range(1, len(toks) - n + 1):
         if list(toks[i:i + n]) != mw:
             continue
@@ -877,7 +877,7 @@ def qualifier_swapped(question: str, matched: str, names: Iterable[str], text: s
             continue
         if w.endswith("ing") or is_participle(w) or w in _PLACING_PREPOSITIONS:
             continue
-        said = f" {w} {matched} " in padded or any(f" {w} {q} {matched} " in padded for q in qualifiers)
+        said = f" {w} {matched} " in text_padded or any(f" {w} {q} {matched} " in text_padded for q in qualifiers)
         if not said:
             return True
     return False
@@ -912,7 +912,7 @@ def head_swapped(question: str, matched: str, names: Iterable[str], text: str = 
             continue
         # The word heads the phrase: the question's end or a grammar word follows it.
         if (i + n + 1 == len(toks) or _is_boundary(toks[i + n + 1])) and not (
-                text and f" {matched} {w} " in f" {normalize(text)} "):
+                text and f" {matched} {w} " in padded(text)):
             return True
     return False
 

@@ -57,6 +57,14 @@ class ObjectMatch:
     name: str
 
 
+
+@lru_cache(maxsize=1 << 12)
+def padded(text: str) -> str:
+    """`text` normalized as names are, with a space at either end: a name is said in it when
+    " <name> " is. Cached: a revision's text (or the joined definitions of an object) is read
+    for many questions and names, parsed once."""
+    return f" {normalize(text)} "
+
 def _humanize(segment: str) -> str:
     return segment.replace("_", " ").replace("-", " ").strip()
 
